@@ -1,0 +1,106 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
+
+let package = Package(
+    name: "pushagent",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pushagentd", targets: ["pushagentd"]),
+        .executable(name: "pushctl", targets: ["pushctl"]),
+        .executable(name: "pushrelay", targets: ["pushrelay"]),
+        .executable(name: "pushsim", targets: ["pushsim"]),
+        .executable(name: "pushbench", targets: ["pushbench"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+    ],
+    targets: [
+        // C bindings
+        .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+
+        // Pure logic: models, router, provider decoding/verification/answers, OTP, URI parsing. No I/O.
+        .target(name: "PushAgentCore", dependencies: [
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: swiftSettings),
+        // The one HTTP client (libcurl): daemon outbound calls, pushsim sends, pushctl over the socket.
+        .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
+        // Control-API wire types and the client library pushctl is a face over (no NIO).
+        .target(name: "ControlAPI", dependencies: ["CurlHTTP", "PushAgentCore"], swiftSettings: swiftSettings),
+        // sd_notify, journald log handler.
+        .target(name: "SystemdSupport", dependencies: [
+            "CSystemd", .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+        // The agent's SQLite state.
+        .target(name: "PushAgentStore", dependencies: [
+            "PushAgentCore", "ControlAPI", .product(name: "GRDB", package: "GRDB.swift"),
+        ], swiftSettings: swiftSettings),
+        // pushagentd's services: config, relay loop, handlers, responders, control server.
+        .target(name: "PushAgentDaemon", dependencies: [
+            "PushAgentCore", "PushAgentStore", "ControlAPI", "CurlHTTP", "SystemdSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ], swiftSettings: swiftSettings),
+        // The relay: device registration, long-poll, FCM-v1-compatible send API.
+        .target(name: "PushRelay", dependencies: [
+            "SystemdSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "TOMLKit", package: "TOMLKit"),
+        ], swiftSettings: swiftSettings),
+        // The IdP emulator.
+        .target(name: "PushSim", dependencies: [
+            "PushAgentCore", "CurlHTTP",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .product(name: "Logging", package: "swift-log"),
+        ], swiftSettings: swiftSettings),
+
+        // Starts the real programs on loopback for the integration tests and the benchmark.
+        .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlAPI"], swiftSettings: swiftSettings),
+
+        // Thin executables
+        .executableTarget(name: "pushagentd", dependencies: [
+            "PushAgentDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
+        .executableTarget(name: "pushctl", dependencies: [
+            "ControlAPI", "CurlHTTP", "PushAgentCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
+        .executableTarget(name: "pushrelay", dependencies: [
+            "PushRelay", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
+        .executableTarget(name: "pushsim", dependencies: [
+            "PushSim", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
+        .executableTarget(name: "pushbench", dependencies: [
+            "ClusterHarness", "ControlAPI",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
+
+        // Tests
+        .testTarget(name: "PushAgentCoreTests", dependencies: ["PushAgentCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "CurlHTTPTests", dependencies: [
+            "CurlHTTP", .product(name: "Hummingbird", package: "hummingbird"),
+        ], swiftSettings: swiftSettings),
+        .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "CurlHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "IntegrationTests", dependencies: [
+            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore",
+        ], swiftSettings: swiftSettings),
+    ]
+)

@@ -1,0 +1,110 @@
+import ControlAPI
+import CurlHTTP
+import Foundation
+
+/// pushrelay + pushsim + pushagentd as real processes on loopback, in a temporary directory.
+public final class Cluster: @unchecked Sendable {
+    public static let project = "sim"
+    public static let senderKey = "sender-key-for-tests-0123456789abcdef"
+
+    public let directory: String
+    public private(set) var relay: ManagedProcess?
+    public private(set) var relayURL: String
+    public private(set) var sim: ManagedProcess!
+    public private(set) var simURL: String = ""
+    public private(set) var daemon: ManagedProcess?
+    public var socketPath: String { directory + "/agent.sock" }
+    public var stateDirectory: String { directory + "/agent" }
+    public var client: ControlClient { ControlClient(socketPath: socketPath) }
+    public var daemonEnvironment: [String: String] = [
+        "PUSHAGENT_BACKOFF_INITIAL_SECONDS": "0.2", "PUSHAGENT_BACKOFF_MAX_SECONDS": "1",
+        "PUSHAGENT_POLL_WAIT_SECONDS": "10", "PUSHAGENT_ANSWER_WAIT_SECONDS": "5",
+    ]
+
+    /// Starts the relay (unless `startRelay` is false: then its address is reserved for `startRelay(port:)`) and pushsim.
+    public init(startRelay: Bool = true) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushagent-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        if startRelay {
+            relayURL = ""
+            try await self.startRelay(port: 0)
+        } else {
+            relayURL = "http://127.0.0.1:\(try Self.freePort())"
+        }
+        sim = try ManagedProcess(name: "pushsim", executable: Binaries.path("pushsim"), arguments: [
+            "forgerock", "serve", "--listen", "127.0.0.1:0", "--relay", relayURL,
+            "--sender-key", Self.senderKey, "--project", Self.project])
+        simURL = try await sim.waitForLine(startingWith: "pushsim listening on ")
+    }
+
+    public func startRelay(port: Int? = nil) async throws {
+        let listenPort = port ?? Int(URL(string: relayURL)?.port ?? 0)
+        let process = try ManagedProcess(name: "pushrelay", executable: Binaries.path("pushrelay"), arguments: [
+            "--listen", "127.0.0.1:\(listenPort)", "--state-dir", directory + "/relay",
+            "--sender-key", "\(Self.project)=\(Self.senderKey)"])
+        relay = process
+        relayURL = try await process.waitForLine(startingWith: "pushrelay listening on ")
+    }
+
+    /// Starts pushagentd and waits until its socket answers.
+    public func startDaemon(extraEnvironment: [String: String] = [:], waitForRelay: Bool = true) async throws {
+        let process = try ManagedProcess(
+            name: "pushagentd", executable: Binaries.path("pushagentd"),
+            arguments: ["--state-dir", stateDirectory, "--socket", socketPath, "--relay", relayURL],
+            environment: daemonEnvironment.merging(extraEnvironment) { $1 })
+        daemon = process
+        try await eventually("pushagentd answers on its socket", timeout: .seconds(20)) {
+            guard process.isRunning else { throw HarnessError("pushagentd exited:\n\(process.text)") }
+            return (try? await client.status()) != nil
+        }
+        if waitForRelay {
+            try await eventually("pushagentd connects to the relay") { try await client.status().relay.state == .connected }
+        }
+    }
+
+    public func stopAll() async {
+        await daemon?.stop()
+        await sim?.stop()
+        await relay?.stop()
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    /// Runs pushctl against this cluster's daemon.
+    public func pushctl(_ arguments: [String], asUser user: String? = nil) throws -> CommandResult {
+        try CommandResult.run(Binaries.path("pushctl"), ["--socket", socketPath] + arguments, asUser: user)
+    }
+
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
+            }
+        }
+        guard bound else { throw HarnessError("cannot reserve a port: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
+
+/// Polls `condition` until it holds or the timeout passes.
+public func eventually(_ what: String, timeout: Duration = .seconds(15),
+                       _ condition: () async throws -> Bool) async throws {
+    let deadline = ContinuousClock.now + timeout
+    var lastError: (any Error)?
+    while ContinuousClock.now < deadline {
+        do {
+            if try await condition() { return }
+        } catch let error as HarnessError {
+            throw error
+        } catch {
+            lastError = error
+        }
+        try await Task.sleep(for: .milliseconds(50))
+    }
+    throw HarnessError("timed out waiting until \(what)\(lastError.map { " (last error: \($0))" } ?? "")")
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Synchronization
+
+/// A real child process whose output is captured, for tests and benchmarks.
+public final class ManagedProcess: Sendable {
+    public let name: String
+    private let process: Process
+    private let output = OutputBuffer()
+
+    /// Starts `executable` with `arguments`; stdout and stderr are collected together.
+    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:]) throws {
+        self.name = name
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        var env = ProcessInfo.processInfo.environment
+        env["PUSHAGENT_LOG_FORMAT"] = "console"
+        for (key, value) in environment { env[key] = value }
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        self.process = process
+        let output = self.output
+        pipe.fileHandleForReading.readabilityHandler = { handle in
+            let chunk = handle.availableData
+            if chunk.isEmpty { handle.readabilityHandler = nil } else { output.append(chunk) }
+        }
+        try process.run()
+    }
+
+    public var pid: Int32 { process.processIdentifier }
+    public var isRunning: Bool { process.isRunning }
+    public var text: String { output.text }
+
+    /// Waits until a line of output starts with `prefix` and returns the rest of it.
+    public func waitForLine(startingWith prefix: String, timeout: Duration = .seconds(20)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
+                return String(line.dropFirst(prefix.count))
+            }
+            guard process.isRunning else { throw HarnessError("\(name) exited (\(process.terminationStatus)) before printing '\(prefix)':\n\(text)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw HarnessError("\(name) printed no line starting with '\(prefix)' within \(timeout):\n\(text)")
+    }
+
+    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+
+    /// Waits for the process to end and returns its exit status (or the signal that ended it).
+    public func waitForExit(timeout: Duration = .seconds(15)) async throws -> (status: Int32, signaled: Bool) {
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else { throw HarnessError("\(name) still running after \(timeout)") }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return (process.terminationStatus, process.terminationReason == .uncaughtSignal)
+    }
+
+    /// SIGTERM, then SIGKILL if it does not end.
+    public func stop() async {
+        guard process.isRunning else { return }
+        signal(SIGTERM)
+        if (try? await waitForExit(timeout: .seconds(10))) == nil {
+            signal(SIGKILL)
+            _ = try? await waitForExit()
+        }
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+    }
+}
+
+/// Output collected from the pipe's reader thread.
+private final class OutputBuffer: Sendable {
+    private let data = Mutex(Data())
+    func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
+}
+
+public struct HarnessError: Error, CustomStringConvertible {
+    public var description: String
+    public init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,72 @@
+import CurlHTTP
+import Foundation
+
+/// pushsim's admin API (ForgeRock role), as the tests, the demo and the benchmark drive it.
+public struct SimClient: Sendable {
+    public let baseURL: String
+
+    public init(baseURL: String) { self.baseURL = baseURL }
+
+    public struct Push: Decodable, Sendable {
+        public var messageId: String
+        public var numbers: [String]?
+        public var correctNumber: String?
+        enum CodingKeys: String, CodingKey { case messageId = "message_id", numbers, correctNumber = "correct_number" }
+    }
+
+    public struct Answer: Decodable, Sendable {
+        public var seq: Int
+        public var messageId: String
+        public var outcome: String
+        public var number: String?
+        public var verified: Bool
+        public var error: String?
+        enum CodingKeys: String, CodingKey { case seq, messageId = "message_id", outcome, number, verified, error }
+    }
+
+    public func enrollURI(account: String = "alice", totp: Bool = false) async throws -> String {
+        struct Reply: Decodable { var uri: String }
+        let reply: Reply = try await post("/sim/forgerock/enroll-uri", ["account": account, "totp": totp])
+        return reply.uri
+    }
+
+    public func push(type: String = "default", ttl: Int? = nil, message: String? = nil, issuedAtMs: Int64? = nil,
+                     messageId: String? = nil) async throws -> Push {
+        var body: [String: Any] = ["type": type]
+        if let ttl { body["ttl"] = ttl }
+        if let message { body["message"] = message }
+        if let issuedAtMs { body["issued_at_ms"] = issuedAtMs }
+        if let messageId { body["message_id"] = messageId }
+        return try await post("/sim/forgerock/push", body)
+    }
+
+    public func answers(after: Int = 0, wait: Int = 0) async throws -> [Answer] {
+        struct Reply: Decodable { var answers: [Answer] }
+        let response = try await CurlHTTPClient.shared.send(HTTPRequest(
+            url: "\(baseURL)/sim/forgerock/answers?after=\(after)&wait=\(wait)", timeout: .seconds(wait + 10)))
+        return try JSONDecoder().decode(Reply.self, from: try check(response)).answers
+    }
+
+    /// Waits for the answer to `messageId`.
+    public func answer(to messageId: String, timeout: Int = 15) async throws -> Answer {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
+            if let answer = try await answers(wait: 1).last(where: { $0.messageId == messageId }) { return answer }
+        }
+        throw HarnessError("pushsim received no answer to \(messageId) within \(timeout) s")
+    }
+
+    private func post<T: Decodable>(_ path: String, _ body: [String: Any]) async throws -> T {
+        let response = try await CurlHTTPClient.shared.send(HTTPRequest(
+            method: "POST", url: baseURL + path, headers: [(name: "Content-Type", value: "application/json")],
+            body: try JSONSerialization.data(withJSONObject: body)))
+        return try JSONDecoder().decode(T.self, from: try check(response))
+    }
+
+    private func check(_ response: HTTPResponse) throws -> Data {
+        guard (200..<300).contains(response.status) else {
+            throw HarnessError("pushsim answered HTTP \(response.status): \(response.text)")
+        }
+        return response.body
+    }
+}

@@ -1,0 +1,95 @@
+import CurlHTTP
+import Foundation
+import PushAgentCore
+
+/// Why a control call failed, in the terms pushctl turns into exit codes.
+public enum ControlClientError: Error, CustomStringConvertible {
+    /// The daemon could not be reached at all.
+    case unreachable(socketPath: String, cause: String)
+    /// The daemon answered with an error body.
+    case api(status: Int, ControlError)
+    /// The daemon answered something that is not the control API.
+    case badResponse(String)
+
+    public var description: String {
+        switch self {
+        case .unreachable(let path, let cause):
+            "cannot reach pushagentd at \(path): \(cause). Is the daemon running? (start it with `systemctl start pushagentd`, `systemctl --user start pushagentd`, or point --socket / PUSHAGENT_SOCKET at its socket)"
+        case .api(_, let error): error.message
+        case .badResponse(let what): "unexpected answer from pushagentd: \(what)"
+        }
+    }
+}
+
+/// The client library for pushagentd's control API; pushctl is a thin face over it.
+public struct ControlClient: Sendable {
+    public let socketPath: String
+    private let http: CurlHTTPClient
+    private let timeout: Duration
+
+    public init(socketPath: String, http: CurlHTTPClient = .shared, timeout: Duration = .seconds(30)) {
+        self.socketPath = socketPath
+        self.http = http
+        self.timeout = timeout
+    }
+
+    public func status() async throws -> StatusResponse { try await get("/v1/status") }
+    public func accounts() async throws -> [Account] { try await (get("/v1/accounts") as AccountsResponse).accounts }
+    public func enroll(uri: String, name: String? = nil) async throws -> Account {
+        try await call("POST", "/v1/accounts", body: EnrollRequest(uri: uri, name: name))
+    }
+    public func removeAccount(_ id: String) async throws -> Account { try await call("DELETE", "/v1/accounts/\(escape(id))") }
+    public func code(account id: String) async throws -> CodeResponse { try await get("/v1/accounts/\(escape(id))/code") }
+    public func approvals(state: ApprovalState? = nil) async throws -> [Approval] {
+        let query = state.map { "?state=\($0.rawValue)" } ?? ""
+        return try await (get("/v1/approvals" + query) as ApprovalsResponse).approvals
+    }
+    public func approval(_ id: String) async throws -> Approval { try await get("/v1/approvals/\(escape(id))") }
+    public func approve(_ id: String, number: String? = nil, userVerified: Bool? = nil) async throws -> Approval {
+        try await call("POST", "/v1/approvals/\(escape(id))/approve", body: ApproveRequest(number: number, userVerified: userVerified))
+    }
+    public func deny(_ id: String, reason: DenyReason? = nil) async throws -> Approval {
+        try await call("POST", "/v1/approvals/\(escape(id))/deny", body: DenyRequest(reason: reason))
+    }
+    public func history(limit: Int = 50) async throws -> [HistoryEntry] {
+        try await (get("/v1/history?limit=\(limit)") as HistoryResponse).entries
+    }
+
+    /// The raw JSON of a GET, for `--json` output.
+    public func rawGet(_ path: String) async throws -> Data { try await perform("GET", path, body: nil) }
+
+    private func get<T: Decodable>(_ path: String) async throws -> T { try await call("GET", path) }
+
+    private func call<T: Decodable>(_ method: String, _ path: String) async throws -> T {
+        try decode(try await perform(method, path, body: nil))
+    }
+
+    private func call<T: Decodable, B: Encodable>(_ method: String, _ path: String, body: B) async throws -> T {
+        try decode(try await perform(method, path, body: try ControlJSON.encoder().encode(body)))
+    }
+
+    private func decode<T: Decodable>(_ data: Data) throws -> T {
+        do { return try ControlJSON.decoder().decode(T.self, from: data) }
+        catch { throw ControlClientError.badResponse("\(error)") }
+    }
+
+    private func perform(_ method: String, _ path: String, body: Data?) async throws -> Data {
+        let request = HTTPRequest(method: method, url: "http://localhost" + path,
+                                  headers: body == nil ? [] : [(name: "Content-Type", value: "application/json")],
+                                  body: body, unixSocketPath: socketPath, timeout: timeout, connectTimeout: .seconds(3))
+        let response: HTTPResponse
+        do { response = try await http.send(request) }
+        catch let error as HTTPClientError { throw ControlClientError.unreachable(socketPath: socketPath, cause: "\(error)") }
+        guard (200..<300).contains(response.status) else {
+            if let body = try? ControlJSON.decoder().decode(ErrorBody.self, from: response.body) {
+                throw ControlClientError.api(status: response.status, body.error)
+            }
+            throw ControlClientError.badResponse("HTTP \(response.status): \(response.text.prefix(200))")
+        }
+        return response.body
+    }
+
+    private func escape(_ id: String) -> String {
+        id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? id
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+
+/// The pieces of an enrollment URI, split by hand rather than with URLComponents: provider URIs need the query
+/// split at the FIRST `=` (base64 padding survives), `+` kept as `+` (it is base64, not a space), and one rule on
+/// every platform.
+struct EnrollmentURIParts {
+    /// A QR code holds under 3 KB; anything far larger is not a QR code's content.
+    static let maximumBytes = 8192
+
+    /// Lowercased.
+    let scheme: String
+    /// The authority (`push`, `totp`, `pipush`…), lowercased.
+    let host: String
+    /// The path without its slashes, percent-decoded: `Issuer:account`.
+    let label: String
+    /// Names and values percent-decoded.
+    let query: [String: String]
+
+    init(_ uri: String) throws(EnrollmentURIError) {
+        // QR readers and copy-paste often add surrounding whitespace or a newline.
+        let text = uri.trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !text.isEmpty else { throw .empty }
+        guard text.utf8.count <= Self.maximumBytes else { throw .tooLong(bytes: text.utf8.count) }
+        guard let separator = text.range(of: "://") else { throw .notAURI }
+        let scheme = text[..<separator.lowerBound].lowercased()
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
+        else { throw .notAURI }
+        self.scheme = scheme
+
+        var rest = text[separator.upperBound...]
+        if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
+        let queryText = rest.firstIndex(of: "?").map { rest[rest.index(after: $0)...] } ?? ""
+        let hierarchy = rest.firstIndex(of: "?").map { rest[..<$0] } ?? rest
+        let slash = hierarchy.firstIndex(of: "/") ?? hierarchy.endIndex
+        host = hierarchy[..<slash].lowercased()
+
+        let path = hierarchy[slash...].trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        guard let label = path.removingPercentEncoding else {
+            throw .brokenPercentEncoding(scheme: scheme, part: "the label")
+        }
+        self.label = label
+
+        var query: [String: String] = [:]
+        for item in queryText.split(separator: "&") {
+            let equals = item.firstIndex(of: "=") ?? item.endIndex
+            let rawValue = equals == item.endIndex ? "" : item[item.index(after: equals)...]
+            guard let name = item[..<equals].removingPercentEncoding, let value = rawValue.removingPercentEncoding else {
+                throw .brokenPercentEncoding(scheme: scheme, part: "parameter '\(EnrollmentURIError.excerpt(item[..<equals]))'")
+            }
+            // A repeated parameter is ambiguous (apps disagree on which one wins), so it is refused.
+            guard query.updateValue(value, forKey: name) == nil else {
+                throw .duplicateParameter(scheme: scheme, name: EnrollmentURIError.excerpt(name))
+            }
+        }
+        self.query = query
+    }
+}

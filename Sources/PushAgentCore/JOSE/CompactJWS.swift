@@ -1,0 +1,52 @@
+import Foundation
+
+/// Reading a compact JWS's unprotected parts. jwt-kit keeps its header parser internal, and the router and
+/// handlers need the header's `alg` and, before verification, which account a token claims to be for.
+enum CompactJWS {
+    /// The header's `alg`; throws for anything that is not three base64url segments with a JSON header.
+    static func algorithm(of token: String) throws(JWSError) -> String {
+        let segments = try segments(of: token)
+        guard let header = decodeObject(segments[0]) else { throw .malformed("the JWT header is not base64url JSON") }
+        guard case .string(let algorithm)? = header["alg"] else { throw .algorithmNotAllowed("none given") }
+        return algorithm
+    }
+
+    /// The payload as JSON, NOT verified: only for routing (which key to verify with), never to trust a value.
+    static func unverifiedPayload(of token: String) throws(JWSError) -> [String: JSONValue] {
+        let segments = try segments(of: token)
+        guard let payload = decodeObject(segments[1]) else { throw .malformed("the JWT payload is not base64url JSON") }
+        return payload
+    }
+
+    private static func segments(of token: String) throws(JWSError) -> [Substring] {
+        let segments = token.split(separator: ".", omittingEmptySubsequences: false)
+        guard segments.count == 3, !segments[0].isEmpty, !segments[1].isEmpty else {
+            throw .malformed("not a compact JWT (expected three dot-separated segments)")
+        }
+        return segments
+    }
+
+    private static func decodeObject(_ segment: Substring) -> [String: JSONValue]? {
+        guard let data = LenientBase64.decode(segment),
+              case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: data)
+        else { return nil }
+        return object
+    }
+}
+
+/// Why a JWS was refused.
+enum JWSError: Error, Equatable, CustomStringConvertible {
+    case malformed(String)
+    case algorithmNotAllowed(String)
+    case badSignature
+    case keyTooShort(bytes: Int)
+
+    var description: String {
+        switch self {
+        case .malformed(let why): why
+        case .algorithmNotAllowed(let alg): "JWT algorithm '\(alg)' is not allowed (only HS256)"
+        case .badSignature: "the JWT signature does not verify"
+        case .keyTooShort(let bytes): "the shared secret must be at least 256 bits (it has \(bytes * 8))"
+        }
+    }
+}

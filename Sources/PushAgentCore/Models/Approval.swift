@@ -1,0 +1,145 @@
+import Foundation
+
+/// The identity providers whose push dialects the agent speaks.
+public enum Provider: String, Codable, Sendable, CaseIterable {
+    case hyphen, plusauth, forgerock, privacyidea
+}
+
+/// What the user must do to approve: just confirm, pick the number shown at sign-in, or confirm with user verification.
+public enum ApprovalKind: String, Codable, Sendable {
+    case prompt, number, verify
+}
+
+public enum ApprovalState: String, Codable, Sendable, CaseIterable {
+    case pending, approving, approved, denying, denied, expired, failed
+
+    public var isFinal: Bool {
+        switch self {
+        case .approved, .denied, .expired, .failed: true
+        case .pending, .approving, .denying: false
+        }
+    }
+
+    /// DESIGN.md §2: pending → approving → approved|failed, pending → denying → denied|failed, pending → expired.
+    public func canTransition(to next: ApprovalState) -> Bool {
+        switch (self, next) {
+        case (.pending, .approving), (.pending, .denying), (.pending, .expired),
+             (.approving, .approved), (.approving, .failed),
+             (.denying, .denied), (.denying, .failed):
+            true
+        default:
+            false
+        }
+    }
+}
+
+public enum DenyReason: String, Codable, Sendable {
+    case ignore, fraud
+}
+
+/// Who answered, and how.
+public struct Resolution: Codable, Sendable, Equatable {
+    public var byUid: UInt32?
+    public var number: String?
+    public var reason: DenyReason?
+
+    public init(byUid: UInt32?, number: String? = nil, reason: DenyReason? = nil) {
+        self.byUid = byUid
+        self.number = number
+        self.reason = reason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case byUid = "by_uid", number, reason
+    }
+}
+
+/// The sign-in being approved, as far as the provider tells it.
+public struct ApprovalContext: Codable, Sendable, Equatable {
+    public var app: String?
+    public var user: String?
+    public var ip: String?
+    public var location: String?
+    public var userAgent: String?
+    public var raw: JSONValue?
+
+    public init(app: String? = nil, user: String? = nil, ip: String? = nil, location: String? = nil,
+                userAgent: String? = nil, raw: JSONValue? = nil) {
+        self.app = app
+        self.user = user
+        self.ip = ip
+        self.location = location
+        self.userAgent = userAgent
+        self.raw = raw
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case app, user, ip, location, userAgent = "user_agent", raw
+    }
+}
+
+/// The normalized approval of DESIGN.md §2, as the control API shows it.
+public struct Approval: Codable, Sendable, Equatable, Identifiable {
+    public var id: String
+    public var provider: Provider
+    public var accountId: String
+    public var kind: ApprovalKind
+    /// Choices for `kind == .number`. The agent never knows which one is right.
+    public var numbers: [String]?
+    public var title: String
+    public var message: String
+    public var context: ApprovalContext
+    public var state: ApprovalState
+    public var requestedAt: Date
+    public var expiresAt: Date
+    public var resolvedAt: Date?
+    public var resolution: Resolution?
+    public var error: String?
+
+    public init(id: String, provider: Provider, accountId: String, kind: ApprovalKind, numbers: [String]?,
+                title: String, message: String, context: ApprovalContext, state: ApprovalState,
+                requestedAt: Date, expiresAt: Date, resolvedAt: Date? = nil, resolution: Resolution? = nil,
+                error: String? = nil) {
+        self.id = id
+        self.provider = provider
+        self.accountId = accountId
+        self.kind = kind
+        self.numbers = numbers
+        self.title = title
+        self.message = message
+        self.context = context
+        self.state = state
+        self.requestedAt = requestedAt
+        self.expiresAt = expiresAt
+        self.resolvedAt = resolvedAt
+        self.resolution = resolution
+        self.error = error
+    }
+
+    public func isExpired(at now: Date) -> Bool { now >= expiresAt }
+
+    enum CodingKeys: String, CodingKey {
+        case id, provider, accountId = "account_id", kind, numbers, title, message, context, state
+        case requestedAt = "requested_at", expiresAt = "expires_at", resolvedAt = "resolved_at"
+        case resolution, error
+    }
+
+    // Absent optionals are written as null so clients see every documented key.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(provider, forKey: .provider)
+        try c.encode(accountId, forKey: .accountId)
+        try c.encode(kind, forKey: .kind)
+        try c.encode(numbers, forKey: .numbers)
+        try c.encode(title, forKey: .title)
+        try c.encode(message, forKey: .message)
+        try c.encode(context, forKey: .context)
+        try c.encode(state, forKey: .state)
+        try c.encode(requestedAt, forKey: .requestedAt)
+        try c.encode(expiresAt, forKey: .expiresAt)
+        try c.encode(resolvedAt, forKey: .resolvedAt)
+        try c.encode(resolution, forKey: .resolution)
+        try c.encode(error, forKey: .error)
+    }
+}

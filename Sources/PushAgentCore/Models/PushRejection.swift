@@ -1,0 +1,22 @@
+/// Why a push was refused. Every refusal is logged with this reason, kept in the audit log and acknowledged.
+public struct PushRejection: Error, Sendable, Equatable, CustomStringConvertible {
+    public enum Reason: String, Sendable, Codable {
+        case unknownDialect = "unknown_dialect"
+        case malformed
+        case unknownAccount = "unknown_account"
+        case badSignature = "bad_signature"
+        case algorithmNotAllowed = "algorithm_not_allowed"
+        case expired
+        case duplicate
+    }
+
+    public var reason: Reason
+    public var message: String
+
+    public init(_ reason: Reason, _ message: String) {
+        self.reason = reason
+        self.message = message
+    }
+
+    public var description: String { "\(reason.rawValue): \(message)" }
+}

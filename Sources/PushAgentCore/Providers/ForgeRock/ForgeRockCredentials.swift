@@ -1,0 +1,25 @@
+import Foundation
+
+/// What the agent keeps per ForgeRock account to verify its pushes and answer them.
+public struct ForgeRockCredentials: Codable, Sendable, Equatable {
+    /// The UUID the agent chose at registration; pushes name it in `u`.
+    public var mechanismUid: String
+    public var sharedSecret: Data
+    public var authenticationURL: String
+    public var registrationURL: String
+    public var userId: String?
+
+    public init(mechanismUid: String, sharedSecret: Data, authenticationURL: String, registrationURL: String,
+                userId: String? = nil) {
+        self.mechanismUid = mechanismUid
+        self.sharedSecret = sharedSecret
+        self.authenticationURL = authenticationURL
+        self.registrationURL = registrationURL
+        self.userId = userId
+    }
+
+    public init(uri: ForgeRockEnrollmentURI, mechanismUid: String) {
+        self.init(mechanismUid: mechanismUid, sharedSecret: uri.sharedSecret, authenticationURL: uri.authenticationURL,
+                  registrationURL: uri.registrationURL, userId: uri.userId)
+    }
+}

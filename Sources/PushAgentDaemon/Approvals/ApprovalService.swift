@@ -1,0 +1,147 @@
+import ControlAPI
+import Foundation
+import Logging
+import PushAgentCore
+import PushAgentStore
+
+/// Answers approvals: validates the user's choice, moves the state machine, and sends the provider's answer
+/// (retried with backoff on network failures until the approval expires).
+struct ApprovalService: Sendable {
+    let store: AgentStore
+    let modules: [Provider: any ProviderModule]
+    let events: EventBus
+    let inFlight: InFlightAnswers
+    let answerWait: Duration
+    let retryBackoff: (initial: Double, maximum: Double)
+    let logger: Logger
+
+    /// Starts answering and waits (bounded) for the provider's verdict; past the bound the approval is returned in progress.
+    func answer(_ idOrPrefix: String, decision: AnswerDecision, userVerified: Bool, peer: Peer) async throws -> Approval {
+        let stored = try await store.approval(matching: idOrPrefix)
+        let approval = stored.approval
+        if approval.state == .pending, approval.isExpired(at: Date()) {
+            try await expire(approval.id)
+            throw ControlError(.expired, "approval \(approval.id) expired at \(approval.expiresAt.formatted(.iso8601)); the sign-in must be started again")
+        }
+        guard approval.state == .pending else {
+            throw ControlError(.conflict, "approval \(approval.id) is already \(approval.state.rawValue)")
+        }
+        let resolution = try resolution(for: approval, decision: decision, userVerified: userVerified, peer: peer)
+        let next: ApprovalState = if case .approve = decision { .approving } else { .denying }
+        let started = try await store.transition(approval.id, to: next, resolution: resolution)
+        try await store.audit(event: next == .approving ? "approve" : "deny", peer: peer, subject: approval.id,
+                              detail: resolution.number.map { "number=\($0)" } ?? resolution.reason.map { "reason=\($0.rawValue)" })
+        await events.publish(ControlEvent(type: .approvalUpdated, approval: started))
+        let task = inFlight.start { await send(StoredApproval(approval: started, answerContext: stored.answerContext), decision) }
+        return await withTaskGroup(of: Approval?.self) { group in
+            group.addTask { await task.value }
+            group.addTask {
+                try? await Task.sleep(for: answerWait)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            if let first { return first }
+            return (try? await store.approval(matching: approval.id).approval) ?? started
+        }
+    }
+
+    /// Resumes answers a previous run started but did not finish.
+    func resumeUnfinished() async throws {
+        for stored in try await store.unfinishedAnswers() {
+            let decision: AnswerDecision = stored.approval.state == .approving
+                ? .approve(number: stored.approval.resolution?.number)
+                : .deny(reason: stored.approval.resolution?.reason)
+            logger.notice("resuming the answer to \(stored.approval.id)", metadata: ["approval_id": "\(stored.approval.id)"])
+            _ = inFlight.start { await send(stored, decision) }
+        }
+    }
+
+    func expire(_ id: String) async throws {
+        let expired = try await store.transition(id, to: .expired)
+        await announceExpired(expired)
+    }
+
+    func announceExpired(_ approval: Approval) async {
+        logger.notice("approval \(approval.id) expired unanswered", metadata: [
+            "message_id": "\(LogMessageID.approvalExpired)", "approval_id": "\(approval.id)",
+            "account_id": "\(approval.accountId)", "provider": "\(approval.provider.rawValue)"])
+        await events.publish(ControlEvent(type: .approvalUpdated, approval: approval))
+    }
+
+    private func resolution(for approval: Approval, decision: AnswerDecision, userVerified: Bool, peer: Peer) throws -> Resolution {
+        switch decision {
+        case .approve(let number):
+            if approval.kind == .number {
+                guard let number else {
+                    throw ControlError(.invalidArgument, "approval \(approval.id) needs the number shown at sign-in: one of \(approval.numbers?.joined(separator: ", ") ?? "?") (pushctl approve \(approval.id) --number N)")
+                }
+                guard approval.numbers?.contains(number) ?? false else {
+                    throw ControlError(.invalidArgument, "\(number) is not one of the choices \(approval.numbers?.joined(separator: ", ") ?? "")")
+                }
+            } else if number != nil {
+                throw ControlError(.invalidArgument, "approval \(approval.id) is a \(approval.kind.rawValue) approval; it takes no number")
+            }
+            if approval.kind == .verify, !userVerified {
+                throw ControlError(.invalidArgument, "approval \(approval.id) requires user verification: approve it from a terminal with `pushctl approve \(approval.id)` (it asks you to confirm), or pass --user-verified if your automation verified the user")
+            }
+            return Resolution(byUid: peer.uid, number: number)
+        case .deny(let reason):
+            return Resolution(byUid: peer.uid, reason: reason ?? .ignore)
+        }
+    }
+
+    /// Sends the answer until the provider accepts or refuses it, or the approval expires.
+    private func send(_ stored: StoredApproval, _ decision: AnswerDecision) async -> Approval {
+        let approval = stored.approval
+        let success: ApprovalState = if case .approve = decision { .approved } else { .denied }
+        var backoff = Backoff(initial: retryBackoff.initial, maximum: retryBackoff.maximum)
+        var outcome: (ApprovalState, String?)
+        while true {
+            do {
+                guard let module = modules[approval.provider] else {
+                    throw AnswerFailure.rejected("\(approval.provider.rawValue) answers are not supported")
+                }
+                let account = try await store.account(matching: approval.accountId)
+                try await module.answer(stored, account: account, decision: decision)
+                outcome = (success, nil)
+            } catch AnswerFailure.retryable(let cause) {
+                let delay = backoff.next()
+                if Date().addingTimeInterval(delay) < approval.expiresAt, !Task.isCancelled {
+                    logger.warning("answer to \(approval.id) not delivered: \(cause); retrying in \(String(format: "%.1f", delay)) s",
+                                   metadata: ["approval_id": "\(approval.id)"])
+                    try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                    continue
+                }
+                outcome = (.failed, "the provider could not be reached before the approval expired: \(cause)")
+            } catch AnswerFailure.rejected(let cause) {
+                outcome = (.failed, cause)
+            } catch {
+                outcome = (.failed, "\(error)")
+            }
+            break
+        }
+        return await finish(approval, state: outcome.0, error: outcome.1)
+    }
+
+    private func finish(_ approval: Approval, state: ApprovalState, error: String?) async -> Approval {
+        do {
+            let final = try await store.transition(approval.id, to: state, error: error)
+            var metadata: Logger.Metadata = [
+                "message_id": "\(LogMessageID.approvalAnswered)", "approval_id": "\(approval.id)",
+                "account_id": "\(approval.accountId)", "provider": "\(approval.provider.rawValue)",
+            ]
+            if let uid = final.resolution?.byUid { metadata["peer_uid"] = "\(uid)" }
+            if let error {
+                logger.error("approval \(approval.id) failed: \(error)", metadata: metadata)
+            } else {
+                logger.notice("approval \(approval.id) \(state.rawValue) by uid \(final.resolution?.byUid.map(String.init) ?? "?")", metadata: metadata)
+            }
+            await events.publish(ControlEvent(type: .approvalUpdated, approval: final))
+            return final
+        } catch {
+            logger.error("approval \(approval.id): cannot record the outcome: \(error)", metadata: ["approval_id": "\(approval.id)"])
+            return approval
+        }
+    }
+}

@@ -1,0 +1,156 @@
+import Foundation
+import Logging
+import TOMLKit
+
+/// pushagentd's settings. Every key comes from the TOML file, then `PUSHAGENT_<KEY>` from the environment, then flags.
+public struct AgentConfig: Sendable, Equatable {
+    public var relayURL: String?
+    public var relayRegistrationKey: String?
+    public var deviceName: String
+    public var stateDirectory: String
+    public var socketPath: String
+    public var operators: [String]
+    public var logLevel: Logger.Level
+    /// How long one relay long-poll may hold (the relay caps it at 60).
+    public var pollWaitSeconds: Int
+    public var backoffInitialSeconds: Double
+    public var backoffMaxSeconds: Double
+    /// How long approve/deny wait for the provider's answer before returning the approval still in progress.
+    public var answerWaitSeconds: Double
+    /// Where the settings came from, for `--check-config` and logs.
+    public var source: String
+
+    /// The keys a config file may hold; anything else is a typo worth an error.
+    static let keys: Set<String> = [
+        "relay_url", "relay_registration_key", "device_name", "state_dir", "socket", "operators", "log_level",
+        "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds", "answer_wait_seconds",
+    ]
+
+    /// Defaults for the mode: a system service (root, or started with a config file) or a user's daemon (XDG dirs).
+    static func defaults(systemMode: Bool, environment: [String: String]) -> AgentConfig {
+        let home = environment["HOME"] ?? NSHomeDirectory()
+        let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+            ?? (systemMode ? "/var/lib/pushagent"
+                : (environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state") + "/pushagent")
+        let socketPath = systemMode ? "/run/pushagent/pushagentd.sock"
+            : environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/pushagent/pushagentd.sock" }
+            ?? stateDirectory + "/pushagentd.sock"
+        return AgentConfig(
+            relayURL: nil, relayRegistrationKey: nil, deviceName: ProcessInfo.processInfo.hostName,
+            stateDirectory: stateDirectory, socketPath: socketPath, operators: [], logLevel: .info,
+            pollWaitSeconds: 30, backoffInitialSeconds: 1, backoffMaxSeconds: 60, answerWaitSeconds: 10,
+            source: "defaults")
+    }
+
+    mutating func apply(toml text: String, file: String) throws(ConfigError) {
+        let table: TOMLTable
+        do { table = try TOMLTable(string: text) }
+        catch let error as TOMLParseError {
+            throw ConfigError("\(file): line \(error.source.begin.line): \(error.description)")
+        } catch { throw ConfigError("\(file): \(error)") }
+        for key in table.keys where !Self.keys.contains(key) {
+            throw ConfigError("\(file): unknown key '\(key)' (known keys: \(Self.keys.sorted().joined(separator: ", ")))")
+        }
+        for key in table.keys {
+            guard let value = table[key] else { continue }
+            if key == "operators" {
+                guard let array = value.array else { throw ConfigError("\(file): 'operators' must be an array of strings") }
+                operators = try array.map { item throws(ConfigError) in
+                    guard let name = item.string else { throw ConfigError("\(file): 'operators' must hold strings") }
+                    return name
+                }
+            } else if let string = value.string {
+                try set(key, string, origin: file)
+            } else if let int = value.int {
+                try set(key, String(int), origin: file)
+            } else if let double = value.double {
+                try set(key, String(double), origin: file)
+            } else {
+                throw ConfigError("\(file): '\(key)' has a value of the wrong type")
+            }
+        }
+        source = file
+    }
+
+    mutating func apply(environment: [String: String]) throws(ConfigError) {
+        for key in Self.keys.sorted() {
+            let name = "PUSHAGENT_" + key.uppercased()
+            guard let value = environment[name] else { continue }
+            if key == "operators" {
+                operators = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+            } else {
+                try set(key, value, origin: "environment variable \(name)")
+            }
+        }
+    }
+
+    /// Sets one key from text, validating it; `origin` names where the bad value came from.
+    mutating func set(_ key: String, _ value: String, origin: String) throws(ConfigError) {
+        func number(_ range: ClosedRange<Double>) throws(ConfigError) -> Double {
+            guard let n = Double(value), range.contains(n) else {
+                throw ConfigError("\(origin): '\(key)' must be a number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
+            }
+            return n
+        }
+        switch key {
+        case "relay_url":
+            guard let url = URL(string: value), ["http", "https"].contains(url.scheme ?? ""), url.host != nil else {
+                throw ConfigError("\(origin): 'relay_url' must be an http(s) URL, not '\(value)'")
+            }
+            relayURL = value.hasSuffix("/") ? String(value.dropLast()) : value
+        case "relay_registration_key": relayRegistrationKey = value.isEmpty ? nil : value
+        case "device_name": deviceName = value
+        case "state_dir": stateDirectory = value
+        case "socket": socketPath = value
+        case "operators": operators = [value]
+        case "log_level":
+            guard let level = Logger.Level(rawValue: value.lowercased()) else {
+                throw ConfigError("\(origin): 'log_level' must be one of trace, debug, info, notice, warning, error, critical")
+            }
+            logLevel = level
+        case "poll_wait_seconds": pollWaitSeconds = Int(try number(1...60))
+        case "backoff_initial_seconds": backoffInitialSeconds = try number(0.05...600)
+        case "backoff_max_seconds": backoffMaxSeconds = try number(0.1...3600)
+        case "answer_wait_seconds": answerWaitSeconds = try number(0...120)
+        default: throw ConfigError("\(origin): unknown key '\(key)'")
+        }
+    }
+
+    /// The effective settings without secrets, for `--check-config`.
+    public var summary: String {
+        """
+        source: \(source)
+        relay_url: \(relayURL ?? "(not set)")
+        relay_registration_key: \(relayRegistrationKey == nil ? "(not set)" : "(set)")
+        device_name: \(deviceName)
+        state_dir: \(stateDirectory)
+        socket: \(socketPath)
+        operators: \(operators.isEmpty ? "(none)" : operators.joined(separator: ", "))
+        log_level: \(logLevel.rawValue)
+        poll_wait_seconds: \(pollWaitSeconds)
+        backoff_initial_seconds: \(backoffInitialSeconds)
+        backoff_max_seconds: \(backoffMaxSeconds)
+        answer_wait_seconds: \(answerWaitSeconds)
+        """
+    }
+}
+
+public struct ConfigError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}
+
+extension AgentConfig {
+    /// The control socket's permissions: a system daemon shares it with its group (operators and readers);
+    /// a user's daemon keeps it to the user.
+    struct SocketMode {
+        var umask: mode_t
+        var directoryMode: Int
+    }
+
+    var socketMode: SocketMode {
+        getuid() == 0 || socketPath.hasPrefix("/run/pushagent/")
+            ? SocketMode(umask: 0o117, directoryMode: 0o755)
+            : SocketMode(umask: 0o177, directoryMode: 0o700)
+    }
+}

@@ -1,0 +1,37 @@
+import ControlAPI
+import Hummingbird
+import PushAgentStore
+
+/// Control errors with their HTTP status; everything thrown by a handler is rendered through this.
+enum ControlFailure {
+    static func forbidden(_ message: String) -> ControlError { ControlError(.forbidden, message) }
+
+    static func status(of code: ControlError.Code) -> HTTPResponse.Status {
+        switch code {
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .expired: .gone
+        case .invalidArgument: .badRequest
+        case .forbidden: .forbidden
+        case .unavailable: .serviceUnavailable
+        case .upstream: .badGateway
+        }
+    }
+
+    static func controlError(from error: any Error) -> ControlError {
+        switch error {
+        case let error as ControlError: return error
+        case let error as StoreError:
+            switch error {
+            case .notFound(let m): return ControlError(.notFound, m)
+            case .ambiguous(let m): return ControlError(.invalidArgument, m)
+            case .conflict(let m), .duplicateAccount(let m): return ControlError(.conflict, m)
+            case .corrupt(let m): return ControlError(.unavailable, "the state database is inconsistent: \(m)")
+            }
+        case let error as HTTPError:
+            return ControlError(error.status == .notFound ? .notFound : .invalidArgument, error.body ?? error.status.reasonPhrase)
+        default:
+            return ControlError(.unavailable, "internal error: \(error)")
+        }
+    }
+}

@@ -1,0 +1,60 @@
+import ControlAPI
+import Foundation
+import Hummingbird
+import Logging
+
+/// Refuses browsers (any Origin/Referer: no web page may drive the authenticator) and renders every error as
+/// the control API's `{"error": {"code", "message"}}`.
+struct ControlMiddleware: RouterMiddleware {
+    typealias Context = PeerContext
+    let logger: Logger
+
+    func handle(_ request: Request, context: PeerContext,
+                next: (Request, PeerContext) async throws -> Response) async throws -> Response {
+        if request.headers[.origin] != nil || request.headers[.referer] != nil {
+            return JSONResponse.error(ControlError(.forbidden, "requests from web pages (with Origin or Referer) are refused"))
+        }
+        do {
+            return try await next(request, context)
+        } catch {
+            let controlError = ControlFailure.controlError(from: error)
+            if controlError.code == .unavailable {
+                logger.error("control request \(request.method) \(request.uri.path) failed: \(error)")
+            }
+            return JSONResponse.error(controlError)
+        }
+    }
+}
+
+enum JSONResponse {
+    static func ok<T: Encodable>(_ value: T, status: HTTPResponse.Status = .ok) throws -> Response {
+        Response(status: status, headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: ByteBuffer(bytes: try ControlJSON.encoder().encode(value))))
+    }
+
+    static func error(_ error: ControlError) -> Response {
+        let body = (try? ControlJSON.encoder().encode(ErrorBody(error))) ?? Data("{}".utf8)
+        return Response(status: ControlFailure.status(of: error.code), headers: [.contentType: "application/json"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+extension Request {
+    /// Decodes a JSON body; an empty body decodes as `{}`.
+    func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
+        let buffer = try await body.collect(upTo: 64 * 1024)
+        let data = buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView)
+        do { return try ControlJSON.decoder().decode(T.self, from: data) }
+        catch { throw ControlError(.invalidArgument, "the request body is not valid: \(Self.describe(error))") }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "missing field '\(key.stringValue)'"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
+             DecodingError.dataCorrupted(let context):
+            context.codingPath.isEmpty ? "not JSON" : "field '\(context.codingPath.map(\.stringValue).joined(separator: "."))' has a bad value"
+        default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,44 @@
+import Foundation
+import PushAgentCore
+import PushAgentStore
+
+/// One provider's daemon-side parts: push verification, enrollment and answering. Adding a dialect adds one module.
+protocol ProviderModule: Sendable {
+    var provider: Provider { get }
+
+    /// Verifies a push of this provider's dialect and turns it into an approval draft.
+    func approvalDraft(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> ApprovalDraft
+
+    /// Registers this device with the provider for the account the URI describes.
+    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount
+
+    /// Sends the user's answer to the provider.
+    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
+}
+
+struct EnrolledAccount: Sendable {
+    var account: Account
+    /// The key the provider's pushes name the account by (ForgeRock's mechanism uid, …).
+    var lookupKey: String
+    var credentials: Data
+    var totp: TOTPParameters?
+}
+
+/// How sending an answer failed: worth retrying (network, provider overloaded) or final (the provider said no).
+enum AnswerFailure: Error, CustomStringConvertible {
+    case retryable(String)
+    case rejected(String)
+
+    var description: String {
+        switch self {
+        case .retryable(let m), .rejected(let m): m
+        }
+    }
+}
+
+/// Enrollment failed in a way the user must act on.
+struct EnrollmentFailure: Error, CustomStringConvertible {
+    var description: String
+    /// The provider (not the user's input) refused or was unreachable.
+    var upstream: Bool
+}

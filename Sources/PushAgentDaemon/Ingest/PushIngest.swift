@@ -1,0 +1,82 @@
+import ControlAPI
+import Foundation
+import Logging
+import PushAgentCore
+import PushAgentStore
+
+/// Takes one delivered message through router → dialect handler → store (one transaction) → subscribers.
+struct PushIngest: Sendable {
+    let store: AgentStore
+    let modules: [Provider: any ProviderModule]
+    let events: EventBus
+    let logger: Logger
+
+    func ingest(_ message: RelayMessage, now: Date = Date()) async throws {
+        // A redelivery of something already committed (crash before the ack) needs no verification again.
+        if try await store.isProcessed(relayMessageId: message.id) {
+            try await store.advanceCursor(to: message.seq)
+            logger.info("relay message already processed; acknowledged again", metadata: ["relay_message_id": "\(message.id)"])
+            return
+        }
+        let (provider, result) = await draft(for: message.data, receivedAt: now)
+        TestFault.trigger(.killBeforeCommit)
+        let outcome = try await store.commitMessage(relayMessageId: message.id, seq: message.seq, result: result,
+                                                    provider: provider, now: now)
+        TestFault.trigger(.killAfterCommit)
+        report(outcome, message: message, provider: provider)
+        if case .created(let approval) = outcome {
+            await events.publish(ControlEvent(type: .approvalCreated, approval: approval))
+        }
+    }
+
+    private func draft(for data: [String: String], receivedAt: Date) async -> (Provider?, Result<ApprovalDraft, PushRejection>) {
+        guard let dialect = PushRouter.route(data) else {
+            let keys = data.keys.sorted().prefix(10).joined(separator: ", ")
+            return (nil, .failure(PushRejection(.unknownDialect, "no dialect matches a push with keys [\(keys)]")))
+        }
+        let provider = dialect.provider
+        guard let module = modules[provider] else {
+            return (provider, .failure(PushRejection(.unknownDialect, "\(provider.rawValue) pushes are not supported yet")))
+        }
+        do throws(PushRejection) {
+            var draft = try await module.approvalDraft(for: data, receivedAt: receivedAt)
+            if draft.expiresAt <= receivedAt {
+                throw PushRejection(.expired, "the push expired at \(draft.expiresAt.formatted(.iso8601)) before it arrived")
+            }
+            draft.requestedAt = min(draft.requestedAt, receivedAt)
+            return (provider, .success(draft))
+        } catch {
+            return (provider, .failure(error))
+        }
+    }
+
+    private func report(_ outcome: MessageOutcome, message: RelayMessage, provider: Provider?) {
+        var metadata: Logger.Metadata = ["relay_message_id": "\(message.id)"]
+        if let provider { metadata["provider"] = "\(provider.rawValue)" }
+        switch outcome {
+        case .created(let approval):
+            metadata["message_id"] = "\(LogMessageID.approvalCreated)"
+            metadata["approval_id"] = "\(approval.id)"
+            metadata["account_id"] = "\(approval.accountId)"
+            logger.notice("push received: approval \(approval.id) created (\(approval.kind.rawValue), expires \(approval.expiresAt.formatted(.iso8601)))", metadata: metadata)
+        case .duplicate(let existing):
+            if let existing { metadata["approval_id"] = "\(existing)" }
+            logger.info("duplicate push ignored", metadata: metadata)
+        case .rejected(let rejection):
+            metadata["message_id"] = "\(LogMessageID.pushRejected)"
+            metadata["reason"] = "\(rejection.reason.rawValue)"
+            logger.warning("push rejected: \(rejection.message)", metadata: metadata)
+        }
+    }
+}
+
+extension PushDialect {
+    var provider: Provider {
+        switch self {
+        case .hyphen: .hyphen
+        case .forgeRock: .forgerock
+        case .plusAuth: .plusauth
+        case .privacyIDEA: .privacyidea
+        }
+    }
+}

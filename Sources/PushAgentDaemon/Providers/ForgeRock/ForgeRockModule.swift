@@ -1,0 +1,64 @@
+import Foundation
+import PushAgentCore
+import PushAgentStore
+
+/// ForgeRock / PingAM push: accounts are found by mechanism uid, pushes verified with the account's HS256 secret.
+struct ForgeRockModule: ProviderModule {
+    let store: AgentStore
+    let http: ProviderHTTP
+
+    var provider: Provider { .forgerock }
+
+    func approvalDraft(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> ApprovalDraft {
+        let (_, mechanismUid) = try ForgeRockPush.peek(data)
+        let stored: StoredAccount?
+        do { stored = try await store.account(provider: .forgerock, lookupKey: mechanismUid) }
+        catch { throw PushRejection(.malformed, "account lookup failed: \(error)") }
+        guard let stored else {
+            throw PushRejection(.unknownAccount, "no ForgeRock account with mechanism uid \(mechanismUid)")
+        }
+        let credentials: ForgeRockCredentials
+        do { credentials = try JSONDecoder().decode(ForgeRockCredentials.self, from: stored.credentials) }
+        catch { throw PushRejection(.malformed, "stored credentials of \(stored.account.id) are unreadable") }
+        let notification = try await ForgeRockPush.verify(data, secret: credentials.sharedSecret, receivedAt: receivedAt)
+        do {
+            return try notification.approvalDraft(accountId: stored.account.id, issuer: stored.account.issuer,
+                                                  accountName: stored.account.name)
+        } catch let rejection as PushRejection {
+            throw rejection
+        } catch {
+            throw PushRejection(.malformed, "\(error)")
+        }
+    }
+
+    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount {
+        guard case .forgeRock(let parsed) = uri else { preconditionFailure("routed a non-ForgeRock URI to ForgeRock") }
+        let mechanismUid = UUID().uuidString.lowercased()
+        let request = try await ForgeRockRegistration.request(uri: parsed, mechanismUid: mechanismUid,
+                                                               deviceToken: device.token, deviceName: deviceName)
+        do {
+            _ = try await http.send(request)
+        } catch {
+            throw EnrollmentFailure(description: "ForgeRock registration failed: \(error)", upstream: true)
+        }
+        let credentials = ForgeRockCredentials(mechanismUid: mechanismUid, sharedSecret: parsed.sharedSecret,
+                                               authenticationURL: parsed.authenticationURL,
+                                               registrationURL: parsed.registrationURL, userId: parsed.userId)
+        let account = Account(id: Identifier.make(prefix: "acc"), provider: .forgerock, issuer: parsed.issuer,
+                              name: name ?? parsed.accountName, createdAt: Date(), hasTOTP: parsed.totp != nil)
+        return EnrolledAccount(account: account, lookupKey: mechanismUid,
+                               credentials: try JSONEncoder().encode(credentials), totp: parsed.totp)
+    }
+
+    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure) {
+        let request: OutboundRequest
+        do {
+            let notification = try JSONDecoder().decode(ForgeRockNotification.self, from: approval.answerContext)
+            let credentials = try JSONDecoder().decode(ForgeRockCredentials.self, from: account.credentials)
+            request = try await ForgeRockAnswer.request(notification: notification, credentials: credentials, decision: decision)
+        } catch {
+            throw .rejected("cannot build the ForgeRock answer: \(error)")
+        }
+        _ = try await http.send(request)
+    }
+}

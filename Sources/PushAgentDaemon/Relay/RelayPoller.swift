@@ -1,0 +1,110 @@
+import ControlAPI
+import Foundation
+import Logging
+import PushAgentStore
+import ServiceLifecycle
+
+/// Registers with the relay when needed and long-polls it, acknowledging only what the store has committed.
+struct RelayPoller: Service {
+    let client: RelayDeviceClient
+    let config: AgentConfig
+    let store: AgentStore
+    let ingest: PushIngest
+    let relayState: RelayStateBox
+    let events: EventBus
+    let heartbeat: Heartbeat
+    let logger: Logger
+
+    func run() async throws {
+        await cancelWhenGracefulShutdown {
+            var backoff = Backoff(initial: config.backoffInitialSeconds, maximum: config.backoffMaxSeconds)
+            while !Task.isCancelled {
+                do {
+                    try await pollOnce()
+                    backoff.reset()
+                } catch is CancellationError {
+                    return
+                } catch {
+                    let delay = backoff.next()
+                    await setState(.backoff, error: "\(error)", nextTry: Date().addingTimeInterval(delay))
+                    logger.warning("relay: \(error); retrying in \(String(format: "%.1f", delay)) s",
+                                   metadata: ["message_id": "\(LogMessageID.relayStateChanged)"])
+                    do { try await sleepBeating(seconds: delay) } catch { return }
+                }
+            }
+        }
+    }
+
+    /// One registration check and one long-poll; every message of the batch is committed before the next poll acks it.
+    private func pollOnce() async throws {
+        let device = try await registeredDevice()
+        let cursor = try await store.cursor()
+        // Until a poll has succeeded, ask without holding, so the state shows "connected" as soon as it is true.
+        let wait = relayState.current.state == .connected ? config.pollWaitSeconds : 0
+        let batch: RelayDeviceClient.Batch
+        do {
+            batch = try await client.poll(deviceId: device.deviceId, secret: device.secret, after: cursor,
+                                          waitSeconds: wait)
+        } catch RelayError.unknownDevice {
+            try await reRegister(replacing: device)
+            return
+        }
+        heartbeat.beat()
+        await setState(.connected, error: nil, nextTry: nil)
+        for message in batch.messages.sorted(by: { $0.seq < $1.seq }) where message.seq > cursor {
+            try await ingest.ingest(message)
+        }
+    }
+
+    private func registeredDevice() async throws -> DeviceIdentity {
+        if let device = try await store.deviceIdentity(), device.relayURL == client.baseURL { return device }
+        let hadDevice = try await store.deviceIdentity() != nil
+        return try await register(markAccounts: hadDevice)
+    }
+
+    private func reRegister(replacing old: DeviceIdentity) async throws {
+        logger.critical("relay: device \(old.deviceId) is unknown to the relay; registering again. The push token changes: providers of enrolled accounts must be told the new token",
+                        metadata: ["message_id": "\(LogMessageID.tokenChanged)"])
+        _ = try await register(markAccounts: true)
+    }
+
+    private func register(markAccounts: Bool) async throws -> DeviceIdentity {
+        await setState(.registering, error: nil, nextTry: nil)
+        let registration = try await client.register(name: config.deviceName, registrationKey: config.relayRegistrationKey)
+        let identity = DeviceIdentity(relayURL: client.baseURL, deviceId: registration.deviceId, token: registration.token,
+                                      secret: registration.secret, registeredAt: Date())
+        try await store.saveDeviceIdentity(identity, markAccountsForTokenUpdate: markAccounts)
+        logger.notice("relay: registered as device \(registration.deviceId)",
+                      metadata: ["message_id": "\(LogMessageID.tokenChanged)", "device_id": "\(registration.deviceId)"])
+        if markAccounts {
+            for account in try await store.accounts() {
+                await events.publish(ControlEvent(type: .accountChanged, account: account))
+            }
+        }
+        return identity
+    }
+
+    private func setState(_ state: RelayStatus.State, error: String?, nextTry: Date?) async {
+        let changed = relayState.update { status in
+            status.state = state
+            status.lastError = error ?? (state == .connected ? nil : status.lastError)
+            status.nextTryAt = nextTry
+            if state == .connected { status.lastContactAt = Date() }
+        }
+        if let changed {
+            await events.publish(ControlEvent(type: .relayState, relay: changed))
+            if state == .connected {
+                logger.notice("relay: connected to \(changed.url)", metadata: ["message_id": "\(LogMessageID.relayStateChanged)"])
+            }
+        }
+    }
+
+    /// Sleeps through a backoff while still proving to the watchdog that the loop is alive.
+    private func sleepBeating(seconds: Double) async throws {
+        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
+        while ContinuousClock.now < deadline {
+            heartbeat.beat()
+            try await Task.sleep(until: min(deadline, .now + .seconds(5)))
+        }
+    }
+}

@@ -1,0 +1,26 @@
+import ControlAPI
+import Foundation
+
+/// Fans control events out to every `GET /v1/events` subscriber. A slow subscriber loses old events, never blocks the agent.
+actor EventBus {
+    private var subscribers: [UUID: AsyncStream<ControlEvent>.Continuation] = [:]
+
+    func subscribe() -> AsyncStream<ControlEvent> {
+        let (stream, continuation) = AsyncStream.makeStream(of: ControlEvent.self, bufferingPolicy: .bufferingNewest(256))
+        let id = UUID()
+        subscribers[id] = continuation
+        continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
+        return stream
+    }
+
+    func publish(_ event: ControlEvent) {
+        for continuation in subscribers.values { continuation.yield(event) }
+    }
+
+    func finishAll() {
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers.removeAll()
+    }
+
+    private func unsubscribe(_ id: UUID) { subscribers[id] = nil }
+}

@@ -1,0 +1,9 @@
+/// journald MESSAGE_IDs of the key events (explained in the catalog under systemd/).
+enum LogMessageID {
+    static let approvalCreated = "3318ff4fe4194bd8909797d473cb75ef"
+    static let approvalAnswered = "8b8c40c1ad3d4c168b02886b57c9be84"
+    static let approvalExpired = "f7e0f1977322458abe7420b778da2314"
+    static let pushRejected = "ab0d685382424892bdfdeae470c2c66a"
+    static let relayStateChanged = "df705e7d3707476c9f07c10a96c0a1b7"
+    static let tokenChanged = "c620b28cc6c24a7991c2ae4233ae267d"
+}

@@ -1,0 +1,21 @@
+import ControlAPI
+import Foundation
+import Synchronization
+
+/// The relay connection's current state, read by `/v1/status` and the systemd STATUS line.
+final class RelayStateBox: Sendable {
+    private let state: Mutex<RelayStatus>
+
+    init(url: String) { state = Mutex(RelayStatus(url: url, state: .starting)) }
+
+    var current: RelayStatus { state.withLock { $0 } }
+
+    /// Updates the state; returns the new one if it changed in a way worth an event.
+    func update(_ change: (inout RelayStatus) -> Void) -> RelayStatus? {
+        state.withLock { status in
+            let before = status
+            change(&status)
+            return before.state != status.state || before.lastError != status.lastError ? status : nil
+        }
+    }
+}

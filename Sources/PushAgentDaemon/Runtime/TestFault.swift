@@ -1,0 +1,15 @@
+import Foundation
+
+/// Faults the crash-safety tests inject through `PUSHAGENT_TEST_FAULT`; with the variable unset, nothing happens.
+enum TestFault: String {
+    /// SIGKILL right after a push is verified, before its effect is committed (the relay must redeliver it).
+    case killBeforeCommit = "kill-before-commit"
+    /// SIGKILL right after the commit, before the relay is acknowledged (the redelivery must be absorbed).
+    case killAfterCommit = "kill-after-commit"
+
+    static let active = ProcessInfo.processInfo.environment["PUSHAGENT_TEST_FAULT"].flatMap(TestFault.init(rawValue:))
+
+    static func trigger(_ fault: TestFault) {
+        if active == fault { kill(getpid(), SIGKILL) }
+    }
+}

@@ -1,0 +1,288 @@
+import Foundation
+import GRDB
+import PushAgentCore
+
+/// The agent's state in one SQLite database (WAL): device identity, accounts, approvals, processed ids, cursor, audit.
+public final class AgentStore: Sendable {
+    let pool: DatabasePool
+
+    /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600.
+    public init(directory: String) throws {
+        let previousMask = umask(0o077)
+        defer { umask(previousMask) }
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
+                                                attributes: [.posixPermissions: 0o700])
+        chmod(directory, 0o700)
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(5)
+        pool = try DatabasePool(path: directory + "/agent.sqlite", configuration: configuration)
+        try Schema.migrator.migrate(pool)
+        for suffix in ["", "-wal", "-shm"] { chmod(directory + "/agent.sqlite" + suffix, 0o600) }
+    }
+
+    // MARK: Device identity and relay cursor
+
+    public func deviceIdentity() async throws -> DeviceIdentity? {
+        try await pool.read { db in
+            try DeviceRecord.fetchOne(db).map {
+                DeviceIdentity(relayURL: $0.relayUrl, deviceId: $0.deviceId, token: $0.token, secret: $0.secret,
+                               registeredAt: $0.registeredAt)
+            }
+        }
+    }
+
+    /// Stores a new registration, resetting the cursor (a new device starts at seq 0).
+    /// With `markAccountsForTokenUpdate`, every account is flagged so its provider is told of the new token.
+    public func saveDeviceIdentity(_ identity: DeviceIdentity, markAccountsForTokenUpdate: Bool) async throws {
+        try await pool.write { db in
+            try DeviceRecord(relayUrl: identity.relayURL, deviceId: identity.deviceId, token: identity.token,
+                             secret: identity.secret, registeredAt: identity.registeredAt, cursor: 0).save(db)
+            if markAccountsForTokenUpdate {
+                try db.execute(sql: "UPDATE account SET needs_token_update = 1")
+            }
+        }
+    }
+
+    public func cursor() async throws -> Int64 {
+        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT cursor FROM device") ?? 0 }
+    }
+
+    /// Advances the cursor past a message that needed no processing (e.g. an empty or skipped batch).
+    public func advanceCursor(to seq: Int64) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
+        }
+    }
+
+    // MARK: Relay messages
+
+    public func isProcessed(relayMessageId: String) async throws -> Bool {
+        try await pool.read { db in try ProcessedMessageRecord.exists(db, key: relayMessageId) }
+    }
+
+    /// Commits one relay message's effect, its processed id and the cursor in ONE transaction (DESIGN.md §2 step 4).
+    public func commitMessage(relayMessageId: String, seq: Int64, result: Result<ApprovalDraft, PushRejection>,
+                              provider: Provider?, now: Date = Date()) async throws -> MessageOutcome {
+        try await pool.write { db in
+            if try ProcessedMessageRecord.exists(db, key: relayMessageId) {
+                try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
+                return .duplicate(existingApprovalId: nil)
+            }
+            let outcome: MessageOutcome
+            switch result {
+            case .success(let draft):
+                if let existing = try String.fetchOne(
+                    db, sql: "SELECT id FROM approval WHERE provider = ? AND dedupe_key = ?",
+                    arguments: [draft.provider.rawValue, draft.dedupeKey]) {
+                    outcome = .duplicate(existingApprovalId: existing)
+                } else {
+                    let record = try ApprovalRecord(id: Identifier.make(prefix: "apr"), draft: draft)
+                    try record.insert(db)
+                    outcome = .created(try record.approval())
+                }
+            case .failure(let rejection):
+                var audit = AuditRecord(at: now, event: "push_rejected", subject: relayMessageId,
+                                        detail: try ApprovalRecord.json(RejectionDetail(
+                                            reason: rejection.reason, message: rejection.message, provider: provider)))
+                try audit.insert(db)
+                outcome = .rejected(rejection)
+            }
+            try ProcessedMessageRecord(relayMessageId: relayMessageId, seq: seq, processedAt: now,
+                                       outcome: outcome.label).insert(db)
+            try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
+            return outcome
+        }
+    }
+
+    // MARK: Accounts
+
+    public func addAccount(_ account: Account, lookupKey: String, credentials: Data, totp: TOTPParameters?) async throws {
+        try await pool.write { db in
+            if try AccountRecord.filter(Column("provider") == account.provider.rawValue && Column("lookup_key") == lookupKey)
+                .fetchCount(db) > 0 {
+                throw StoreError.duplicateAccount("this \(account.provider.rawValue) account is already enrolled")
+            }
+            try AccountRecord(id: account.id, provider: account.provider.rawValue, issuer: account.issuer,
+                              name: account.name, createdAt: account.createdAt, lookupKey: lookupKey,
+                              credentials: credentials, totp: try totp.map { try JSONEncoder().encode($0) },
+                              needsTokenUpdate: account.needsTokenUpdate).insert(db)
+        }
+    }
+
+    public func accounts() async throws -> [Account] {
+        try await pool.read { db in try AccountRecord.order(Column("created_at")).fetchAll(db).map { try $0.account() } }
+    }
+
+    /// An account by id or unique id prefix.
+    public func account(matching idOrPrefix: String) async throws -> StoredAccount {
+        try await pool.read { db in try Self.stored(try Self.resolve(AccountRecord.self, idOrPrefix, what: "account", db)) }
+    }
+
+    public func account(provider: Provider, lookupKey: String) async throws -> StoredAccount? {
+        try await pool.read { db in
+            try AccountRecord.filter(Column("provider") == provider.rawValue && Column("lookup_key") == lookupKey)
+                .fetchOne(db).map(Self.stored)
+        }
+    }
+
+    /// Removes an account; its approvals still waiting for an answer end as failed.
+    public func removeAccount(matching idOrPrefix: String, now: Date = Date()) async throws -> (Account, [Approval]) {
+        try await pool.write { db in
+            let record = try Self.resolve(AccountRecord.self, idOrPrefix, what: "account", db)
+            try record.delete(db)
+            var ended: [Approval] = []
+            for var approval in try ApprovalRecord.filter(Column("account_id") == record.id && Column("state") == "pending").fetchAll(db) {
+                approval.state = ApprovalState.failed.rawValue
+                approval.error = "the account was removed"
+                approval.resolvedAt = now
+                try approval.update(db)
+                ended.append(try approval.approval())
+            }
+            return (try record.account(), ended)
+        }
+    }
+
+    private static func stored(_ record: AccountRecord) throws -> StoredAccount {
+        StoredAccount(account: try record.account(), credentials: record.credentials,
+                      totp: try record.totp.map { try JSONDecoder().decode(TOTPParameters.self, from: $0) })
+    }
+
+    // MARK: Approvals
+
+    public func approvals(state: ApprovalState?) async throws -> [Approval] {
+        try await pool.read { db in
+            var request = ApprovalRecord.order(Column("requested_at").desc)
+            if let state { request = request.filter(Column("state") == state.rawValue) }
+            return try request.fetchAll(db).map { try $0.approval() }
+        }
+    }
+
+    public func approval(matching idOrPrefix: String) async throws -> StoredApproval {
+        try await pool.read { db in
+            let record = try Self.resolve(ApprovalRecord.self, idOrPrefix, what: "approval", db)
+            return StoredApproval(approval: try record.approval(), answerContext: record.answerContext)
+        }
+    }
+
+    /// Moves an approval along the state machine; a transition it does not allow is a conflict.
+    @discardableResult
+    public func transition(_ id: String, to next: ApprovalState, resolution: Resolution? = nil, error: String? = nil,
+                           now: Date = Date()) async throws -> Approval {
+        try await pool.write { db in
+            guard var record = try ApprovalRecord.fetchOne(db, key: id) else { throw StoreError.notFound("no approval \(id)") }
+            let current = try record.approval()
+            guard current.state.canTransition(to: next) else {
+                throw StoreError.conflict("approval \(id) is \(current.state.rawValue); it cannot become \(next.rawValue)")
+            }
+            record.state = next.rawValue
+            if let resolution { record.resolution = try ApprovalRecord.json(resolution) }
+            if let error { record.error = error }
+            if next.isFinal { record.resolvedAt = now }
+            try record.update(db)
+            return try record.approval()
+        }
+    }
+
+    /// Pending approvals past their expiry become `expired`.
+    public func expireDue(now: Date = Date()) async throws -> [Approval] {
+        try await pool.write { db in
+            let due = try ApprovalRecord.filter(Column("state") == "pending" && Column("expires_at") <= now).fetchAll(db)
+            return try due.map { record in
+                var record = record
+                record.state = ApprovalState.expired.rawValue
+                record.resolvedAt = now
+                try record.update(db)
+                return try record.approval()
+            }
+        }
+    }
+
+    /// Approvals whose answer was started but not finished (the daemon stopped mid-answer): resumed at start.
+    public func unfinishedAnswers() async throws -> [StoredApproval] {
+        try await pool.read { db in
+            try ApprovalRecord.filter(["approving", "denying"].contains(Column("state"))).fetchAll(db).map {
+                StoredApproval(approval: try $0.approval(), answerContext: $0.answerContext)
+            }
+        }
+    }
+
+    // MARK: Audit and history
+
+    public func audit(event: String, peer: Peer?, subject: String?, detail: String?, now: Date = Date()) async throws {
+        try await pool.write { db in
+            var record = AuditRecord(at: now, event: event, peerUid: peer.map { Int64($0.uid) },
+                                     peerPid: peer.map { Int64($0.pid) }, peerCommand: peer?.command,
+                                     subject: subject, detail: detail)
+            try record.insert(db)
+        }
+    }
+
+    public func auditEntries(event: String? = nil, limit: Int = 100) async throws -> [AuditEntry] {
+        try await pool.read { db in
+            var request = AuditRecord.order(Column("id").desc).limit(limit)
+            if let event { request = request.filter(Column("event") == event) }
+            return try request.fetchAll(db).map {
+                AuditEntry(at: $0.at, event: $0.event, peerUid: $0.peerUid.map { UInt32($0) },
+                           peerPid: $0.peerPid.map { Int32($0) }, peerCommand: $0.peerCommand,
+                           subject: $0.subject, detail: $0.detail)
+            }
+        }
+    }
+
+    public func counts() async throws -> (accounts: Int, pending: Int, rejected: Int) {
+        try await pool.read { db in
+            (try AccountRecord.fetchCount(db),
+             try ApprovalRecord.filter(Column("state") == "pending").fetchCount(db),
+             try AuditRecord.filter(Column("event") == "push_rejected").fetchCount(db))
+        }
+    }
+
+    /// Resolved approvals (by resolution time) for history.
+    public func resolvedApprovals(limit: Int) async throws -> [Approval] {
+        try await pool.read { db in
+            try ApprovalRecord.filter(Column("resolved_at") != nil).order(Column("resolved_at").desc).limit(limit)
+                .fetchAll(db).map { try $0.approval() }
+        }
+    }
+
+    private static func resolve<R: FetchableRecord & TableRecord>(_ type: R.Type, _ idOrPrefix: String, what: String,
+                                                                  _ db: Database) throws -> R {
+        if let exact = try R.fetchOne(db, key: idOrPrefix) { return exact }
+        let escaped = idOrPrefix.replacingOccurrences(of: "\\", with: "\\\\")
+            .replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+        let matches = try R.fetchAll(db, sql: "SELECT * FROM \(R.databaseTableName) WHERE id LIKE ? ESCAPE '\\' LIMIT 2",
+                                     arguments: [escaped + "%"])
+        switch matches.count {
+        case 0: throw StoreError.notFound("no \(what) matches '\(idOrPrefix)'")
+        case 1: return matches[0]
+        default: throw StoreError.ambiguous("'\(idOrPrefix)' matches more than one \(what); give more of the id")
+        }
+    }
+}
+
+public struct AuditEntry: Sendable {
+    public var at: Date
+    public var event: String
+    public var peerUid: UInt32?
+    public var peerPid: Int32?
+    public var peerCommand: String?
+    public var subject: String?
+    public var detail: String?
+}
+
+/// The audit detail of a rejected push, also read back for history.
+public struct RejectionDetail: Codable, Sendable {
+    public var reason: PushRejection.Reason
+    public var message: String
+    public var provider: Provider?
+}
+
+extension MessageOutcome {
+    var label: String {
+        switch self {
+        case .created: "created"
+        case .duplicate: "duplicate"
+        case .rejected(let r): "rejected:\(r.reason.rawValue)"
+        }
+    }
+}

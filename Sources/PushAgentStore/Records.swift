@@ -1,0 +1,137 @@
+import Foundation
+import GRDB
+import PushAgentCore
+
+struct DeviceRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "device"
+    var singleton = 1
+    var relayUrl: String
+    var deviceId: String
+    var token: String
+    var secret: String
+    var registeredAt: Date
+    var cursor: Int64
+
+    enum CodingKeys: String, CodingKey {
+        case singleton, relayUrl = "relay_url", deviceId = "device_id", token, secret
+        case registeredAt = "registered_at", cursor
+    }
+}
+
+struct AccountRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "account"
+    var id: String
+    var provider: String
+    var issuer: String
+    var name: String
+    var createdAt: Date
+    var lookupKey: String
+    var credentials: Data
+    var totp: Data?
+    var needsTokenUpdate: Bool
+
+    enum CodingKeys: String, CodingKey {
+        case id, provider, issuer, name, createdAt = "created_at", lookupKey = "lookup_key", credentials, totp
+        case needsTokenUpdate = "needs_token_update"
+    }
+
+    func account() throws -> Account {
+        guard let provider = Provider(rawValue: provider) else { throw StoreError.corrupt("account \(id): unknown provider \(provider)") }
+        return Account(id: id, provider: provider, issuer: issuer, name: name, createdAt: createdAt,
+                       hasTOTP: totp != nil, needsTokenUpdate: needsTokenUpdate)
+    }
+}
+
+struct ApprovalRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "approval"
+    var id: String
+    var provider: String
+    var accountId: String
+    var kind: String
+    var numbers: String?
+    var title: String
+    var message: String
+    var context: String
+    var state: String
+    var requestedAt: Date
+    var expiresAt: Date
+    var resolvedAt: Date?
+    var resolution: String?
+    var error: String?
+    var dedupeKey: String
+    var answerContext: Data
+
+    enum CodingKeys: String, CodingKey {
+        case id, provider, accountId = "account_id", kind, numbers, title, message, context, state
+        case requestedAt = "requested_at", expiresAt = "expires_at", resolvedAt = "resolved_at"
+        case resolution, error, dedupeKey = "dedupe_key", answerContext = "answer_context"
+    }
+
+    init(id: String, draft: ApprovalDraft) throws {
+        self.id = id
+        provider = draft.provider.rawValue
+        accountId = draft.accountId
+        kind = draft.kind.rawValue
+        numbers = try draft.numbers.map(Self.json)
+        title = draft.title
+        message = draft.message
+        context = try Self.json(draft.context)
+        state = ApprovalState.pending.rawValue
+        requestedAt = draft.requestedAt
+        expiresAt = draft.expiresAt
+        dedupeKey = draft.dedupeKey
+        answerContext = draft.answerContext
+    }
+
+    func approval() throws -> Approval {
+        guard let provider = Provider(rawValue: provider), let kind = ApprovalKind(rawValue: kind),
+              let state = ApprovalState(rawValue: state) else {
+            throw StoreError.corrupt("approval \(id): unknown provider, kind or state")
+        }
+        let decoder = JSONDecoder()
+        return Approval(
+            id: id, provider: provider, accountId: accountId, kind: kind,
+            numbers: try numbers.map { try decoder.decode([String].self, from: Data($0.utf8)) },
+            title: title, message: message,
+            context: try decoder.decode(ApprovalContext.self, from: Data(context.utf8)),
+            state: state, requestedAt: requestedAt, expiresAt: expiresAt, resolvedAt: resolvedAt,
+            resolution: try resolution.map { try decoder.decode(Resolution.self, from: Data($0.utf8)) },
+            error: error)
+    }
+
+    static func json<T: Encodable>(_ value: T) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return String(decoding: try encoder.encode(value), as: UTF8.self)
+    }
+}
+
+struct ProcessedMessageRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "processed_message"
+    var relayMessageId: String
+    var seq: Int64
+    var processedAt: Date
+    var outcome: String
+
+    enum CodingKeys: String, CodingKey {
+        case relayMessageId = "relay_message_id", seq, processedAt = "processed_at", outcome
+    }
+}
+
+struct AuditRecord: Codable, FetchableRecord, MutablePersistableRecord {
+    static let databaseTableName = "audit"
+    var id: Int64?
+    var at: Date
+    var event: String
+    var peerUid: Int64?
+    var peerPid: Int64?
+    var peerCommand: String?
+    var subject: String?
+    var detail: String?
+
+    enum CodingKeys: String, CodingKey {
+        case id, at, event, peerUid = "peer_uid", peerPid = "peer_pid", peerCommand = "peer_command", subject, detail
+    }
+
+    mutating func didInsert(_ inserted: InsertionSuccess) { id = inserted.rowID }
+}

@@ -1,0 +1,68 @@
+import GRDB
+
+/// The agent's schema, migrated in code. Append migrations; never edit a shipped one.
+enum Schema {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "device") { t in
+                t.primaryKey("singleton", .integer).check { $0 == 1 }
+                t.column("relay_url", .text).notNull()
+                t.column("device_id", .text).notNull()
+                t.column("token", .text).notNull()
+                t.column("secret", .text).notNull()
+                t.column("registered_at", .datetime).notNull()
+                t.column("cursor", .integer).notNull().defaults(to: 0)
+            }
+            try db.create(table: "account") { t in
+                t.primaryKey("id", .text)
+                t.column("provider", .text).notNull()
+                t.column("issuer", .text).notNull()
+                t.column("name", .text).notNull()
+                t.column("created_at", .datetime).notNull()
+                t.column("lookup_key", .text).notNull()
+                t.column("credentials", .blob).notNull()
+                t.column("totp", .blob)
+                t.column("needs_token_update", .boolean).notNull().defaults(to: false)
+                t.uniqueKey(["provider", "lookup_key"])
+            }
+            try db.create(table: "approval") { t in
+                t.primaryKey("id", .text)
+                t.column("provider", .text).notNull()
+                t.column("account_id", .text).notNull()
+                t.column("kind", .text).notNull()
+                t.column("numbers", .text)
+                t.column("title", .text).notNull()
+                t.column("message", .text).notNull()
+                t.column("context", .text).notNull()
+                t.column("state", .text).notNull().indexed()
+                t.column("requested_at", .datetime).notNull()
+                t.column("expires_at", .datetime).notNull()
+                t.column("resolved_at", .datetime)
+                t.column("resolution", .text)
+                t.column("error", .text)
+                t.column("dedupe_key", .text).notNull()
+                t.column("answer_context", .blob).notNull()
+                t.uniqueKey(["provider", "dedupe_key"])
+            }
+            // Relay message ids already committed: redelivery after a crash is absorbed here (DESIGN.md §2 step 4).
+            try db.create(table: "processed_message") { t in
+                t.primaryKey("relay_message_id", .text)
+                t.column("seq", .integer).notNull()
+                t.column("processed_at", .datetime).notNull()
+                t.column("outcome", .text).notNull()
+            }
+            try db.create(table: "audit") { t in
+                t.autoIncrementedPrimaryKey("id")
+                t.column("at", .datetime).notNull().indexed()
+                t.column("event", .text).notNull()
+                t.column("peer_uid", .integer)
+                t.column("peer_pid", .integer)
+                t.column("peer_command", .text)
+                t.column("subject", .text)
+                t.column("detail", .text)
+            }
+        }
+        return migrator
+    }
+}

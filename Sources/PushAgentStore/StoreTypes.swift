@@ -1,0 +1,73 @@
+import Foundation
+import PushAgentCore
+
+public enum StoreError: Error, Equatable, CustomStringConvertible {
+    case notFound(String)
+    case ambiguous(String)
+    case conflict(String)
+    case duplicateAccount(String)
+    case corrupt(String)
+
+    public var description: String {
+        switch self {
+        case .notFound(let m), .ambiguous(let m), .conflict(let m), .duplicateAccount(let m), .corrupt(let m): m
+        }
+    }
+}
+
+/// The device's registration with the relay.
+public struct DeviceIdentity: Sendable, Equatable {
+    public var relayURL: String
+    public var deviceId: String
+    public var token: String
+    public var secret: String
+    public var registeredAt: Date
+
+    public init(relayURL: String, deviceId: String, token: String, secret: String, registeredAt: Date) {
+        self.relayURL = relayURL
+        self.deviceId = deviceId
+        self.token = token
+        self.secret = secret
+        self.registeredAt = registeredAt
+    }
+}
+
+/// An account with what the agent needs to verify and answer for it.
+public struct StoredAccount: Sendable {
+    public var account: Account
+    /// Provider-specific credentials (JSON), e.g. `ForgeRockCredentials`.
+    public var credentials: Data
+    public var totp: TOTPParameters?
+}
+
+/// An approval with what its responder needs.
+public struct StoredApproval: Sendable {
+    public var approval: Approval
+    public var answerContext: Data
+
+    public init(approval: Approval, answerContext: Data) {
+        self.approval = approval
+        self.answerContext = answerContext
+    }
+}
+
+/// What committing one relay message did.
+public enum MessageOutcome: Sendable {
+    case created(Approval)
+    /// The message id was already committed, or the dialect's replay key was seen before.
+    case duplicate(existingApprovalId: String?)
+    case rejected(PushRejection)
+}
+
+/// Who made a control-API write, from SO_PEERCRED.
+public struct Peer: Sendable, Equatable {
+    public var uid: UInt32
+    public var pid: Int32
+    public var command: String?
+
+    public init(uid: UInt32, pid: Int32, command: String?) {
+        self.uid = uid
+        self.pid = pid
+        self.command = command
+    }
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Hummingbird
+import Logging
+import ServiceLifecycle
+
+/// The device side of the relay: registration, long-poll with acknowledgement, and deletion.
+struct DeviceRoutes: Sendable {
+    static let maxWaitSeconds = 60
+    static let maxLimit = 500
+    static let defaultLimit = 100
+    private static let maxRegistrationBody = 16 * 1024
+
+    let store: RelayStore
+    let waiters: PollWaiters
+    let metrics: RelayMetrics
+    let registrationKeyDigest: [UInt8]?
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.post("/v1/devices") { request, context in
+            try await Self.answering { try await self.register(request, context) }
+        }
+        router.get("/v1/devices/:device_id/messages") { request, context in
+            try await Self.answering { try await self.poll(request, context) }
+        }
+        router.delete("/v1/devices/:device_id") { request, context in
+            try await Self.answering { try await self.delete(request, context) }
+        }
+    }
+
+    private static func answering(_ handler: () async throws -> Response) async throws -> Response {
+        do {
+            return try await handler()
+        } catch let error as DeviceAPIError {
+            return try error.response()
+        }
+    }
+
+    private struct RegistrationBody: Decodable {
+        var name: String?
+        var platform: String?
+    }
+
+    private func register(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        if let registrationKeyDigest {
+            guard let presented = bearerCredential(request), secretMatches(presented, digest: registrationKeyDigest) else {
+                throw DeviceAPIError.unauthorized("this relay requires its registration key as a Bearer token")
+            }
+        }
+        guard let body = await collectBody(request, limit: Self.maxRegistrationBody) else {
+            throw DeviceAPIError.invalidArgument("request body larger than \(Self.maxRegistrationBody) bytes")
+        }
+        let fields: RegistrationBody
+        do {
+            fields = body.isEmpty ? RegistrationBody() : try JSONDecoder().decode(RegistrationBody.self, from: body)
+        } catch {
+            throw DeviceAPIError.invalidArgument("body must be a JSON object {\"name\": string, \"platform\": string}")
+        }
+        let name = fields.name ?? "", platform = fields.platform ?? ""
+        guard name.count <= 200, platform.count <= 64 else {
+            throw DeviceAPIError.invalidArgument("name is limited to 200 characters and platform to 64")
+        }
+        let registration = try await store.registerDevice(name: name, platform: platform)
+        context.logger.info("device registered", metadata: ["device_id": "\(registration.deviceID)", "platform": "\(platform)"])
+        return try jsonResponse(.created, registration)
+    }
+
+    private struct PollResponse: Encodable {
+        var messages: [RelayMessage]
+        var next: Int64
+    }
+
+    private func poll(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let query = request.uri.queryParameters
+        let after = try Self.integer(query["after"], name: "after", range: 0...Int64.max, default: 0)
+        let wait = try Self.integer(query["wait"], name: "wait", range: 0...Int64(Self.maxWaitSeconds), default: 0)
+        let limit = try Self.integer(query["limit"], name: "limit", range: 1...Int64(Self.maxLimit), default: Int64(Self.defaultLimit))
+        let device = try await authorizedDevice(request, context)
+
+        let deadline = ContinuousClock.now + .seconds(wait)
+        let messages = try await withGracefulShutdownHandler {
+            try await longPoll(deviceID: device.id, after: after, limit: Int(limit), deadline: deadline)
+        } onGracefulShutdown: { [waiters] in
+            Task { await waiters.shutdown() }
+        }
+        return try jsonResponse(.ok, PollResponse(messages: messages, next: messages.last?.seq ?? after))
+    }
+
+    /// Reads; if nothing is there, waits for a send to this device, a newer poll, the deadline or shutdown.
+    private func longPoll(deviceID: String, after: Int64, limit: Int, deadline: ContinuousClock.Instant) async throws -> [RelayMessage] {
+        // `begin` before the first read: a send that lands between the read and `wait` still wakes us.
+        let ticket = await waiters.begin(deviceID: deviceID)
+        do {
+            var result = try await store.poll(deviceID: deviceID, after: after, limit: limit, now: nowMilliseconds())
+            metrics.add(.delivered, result.acknowledged)
+            metrics.add(.expired, result.expired)
+            while result.messages.isEmpty, ContinuousClock.now < deadline,
+                  await waiters.wait(ticket, until: deadline) == .notified {
+                result = try await store.poll(deviceID: deviceID, after: after, limit: limit, now: nowMilliseconds())
+                metrics.add(.expired, result.expired)
+            }
+            await waiters.end(ticket)
+            return result.messages
+        } catch {
+            await waiters.end(ticket)
+            throw error
+        }
+    }
+
+    private func delete(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let device = try await authorizedDevice(request, context)
+        if try await store.deleteDevice(id: device.id) {
+            await waiters.dismiss(deviceID: device.id)
+            context.logger.info("device deleted", metadata: ["device_id": "\(device.id)"])
+        }
+        return Response(status: .noContent)
+    }
+
+    /// Unknown device → 404 before any credential check: that is the agent's cue to register again.
+    private func authorizedDevice(_ request: Request, _ context: BasicRequestContext) async throws -> StoredDevice {
+        let id = context.parameters.get("device_id") ?? ""
+        guard let device = try await store.device(id: id) else {
+            throw DeviceAPIError.notFound("device \(id) is not registered")
+        }
+        guard let secret = bearerCredential(request), secretMatches(secret, digest: device.secretDigest) else {
+            throw DeviceAPIError.unauthorized("the device secret is missing or wrong")
+        }
+        return device
+    }
+
+    private static func integer(_ value: Substring?, name: String, range: ClosedRange<Int64>, default defaultValue: Int64) throws -> Int64 {
+        guard let value else { return defaultValue }
+        guard let number = Int64(value), range.contains(number) else {
+            throw DeviceAPIError.invalidArgument("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(value)\"")
+        }
+        return number
+    }
+}

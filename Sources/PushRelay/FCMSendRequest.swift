@@ -1,0 +1,201 @@
+import Foundation
+
+/// A validated `messages:send` body. Validation follows FCM HTTP v1 for the subset the relay supports,
+/// with FCM's error statuses, so a sender that works against FCM behaves the same here.
+struct FCMSendRequest: Equatable, Sendable {
+    var token: String
+    var message: OutgoingMessage
+    var validateOnly: Bool
+
+    /// FCM's limit, measured here over `{"data": …, "notification": …}` as compact JSON with sorted keys.
+    static let maxPayloadBytes = 4096
+    /// FCM's default and maximum TTL: four weeks.
+    static let maxTTLMilliseconds: Int64 = 2_419_200_000
+
+    private static let topLevelFields: Set = ["validate_only", "message"]
+    private static let messageFields: Set = [
+        "name", "data", "notification", "android", "webpush", "apns", "fcm_options", "token", "fid", "topic", "condition",
+    ]
+    private static let notificationFields: Set = ["title", "body", "image"]
+
+    static func parse(_ body: Data) throws(FCMError) -> FCMSendRequest {
+        guard case .object(let request)? = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+            throw .invalidArgument("Invalid JSON payload received. Expected a JSON object.")
+        }
+        let top = try fields(request, allowed: topLevelFields, at: nil)
+        var validateOnly = false
+        switch top["validate_only"] {
+        case nil: break
+        case .bool(let value)?: validateOnly = value
+        case let other?: throw .invalidArgument("Invalid value at 'validate_only' (TYPE_BOOL), got \(other.typeName)")
+        }
+        guard case .object(let rawMessage)? = top["message"] else {
+            throw .invalidArgument("Invalid value at 'message': a message object is required")
+        }
+        let message = try fields(rawMessage, allowed: messageFields, at: "message")
+        if message["topic"] != nil || message["condition"] != nil {
+            throw .invalidArgument("Topic and condition targets are not supported by this relay; send to a registration token")
+        }
+        let token = try target(message)
+        let data = try stringMap(message["data"], at: "message.data") ?? [:]
+        if let reserved = data.keys.sorted().first(where: isReservedDataKey) {
+            throw .invalidArgument("Invalid data payload key: \(reserved)")
+        }
+        let notification = try stringMap(message["notification"], at: "message.notification")
+        if let unknown = notification?.keys.sorted().first(where: { !notificationFields.contains($0) }) {
+            throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(unknown)\" at 'message.notification': Cannot find field.")
+        }
+        for name in ["apns", "webpush", "fcm_options"] {
+            guard let value = message[name] else { continue }
+            guard case .object = value else {
+                throw .invalidArgument("Invalid value at 'message.\(name)': expected an object, got \(value.typeName)")
+            }
+        }
+        let android = try androidOptions(message["android"])
+        let outgoing = OutgoingMessage(
+            data: data, notification: notification,
+            // FCM's Android defaults: notification messages go high priority, data messages normal.
+            priority: android.priority ?? (notification == nil ? .normal : .high),
+            collapseKey: android.collapseKey, ttlMilliseconds: android.ttlMilliseconds ?? maxTTLMilliseconds)
+        let size = payloadSize(outgoing)
+        guard size <= maxPayloadBytes else {
+            throw .invalidArgument("Message is too big: the payload is \(size) bytes, the limit is \(maxPayloadBytes)")
+        }
+        return FCMSendRequest(token: token, message: outgoing, validateOnly: validateOnly)
+    }
+
+    /// Google's JSON mapping accepts a field by its proto name or its lowerCamelCase name; this brings both to
+    /// the proto name and refuses fields FCM does not know.
+    private static func fields(_ object: [String: JSONValue], allowed: Set<String>, at path: String?) throws(FCMError) -> [String: JSONValue] {
+        var result: [String: JSONValue] = [:]
+        for key in object.keys.sorted() {
+            let name = snakeCase(key)
+            guard allowed.contains(name) else {
+                let location = path.map { " at '\($0)'" } ?? ""
+                throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\"\(location): Cannot find field.")
+            }
+            result[name] = object[key]
+        }
+        return result
+    }
+
+    private static func snakeCase(_ key: String) -> String {
+        key.reduce(into: "") { result, character in
+            if character.isUppercase {
+                result += "_" + character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+    }
+
+    private static func target(_ message: [String: JSONValue]) throws(FCMError) -> String {
+        switch (message["token"], message["fid"]) {
+        case (.string(let token)?, nil), (nil, .string(let token)?):
+            guard !token.isEmpty else { throw .invalidArgument("The registration token is empty") }
+            return token
+        case (nil, nil):
+            throw .invalidArgument("Recipient of the message is not set: give message.token")
+        case (.some, .some):
+            throw .invalidArgument("Give only one of message.token and message.fid")
+        case (let value?, nil), (nil, let value?):
+            throw .invalidArgument("Invalid value at 'message.token' (TYPE_STRING), got \(value.typeName)")
+        }
+    }
+
+    private static func stringMap(_ value: JSONValue?, at path: String) throws(FCMError) -> [String: String]? {
+        switch value {
+        case nil, .null?:
+            return nil
+        case .object(let object)?:
+            var result: [String: String] = [:]
+            for key in object.keys.sorted() {
+                guard case .string(let string) = object[key] else {
+                    throw .invalidArgument(
+                        "Invalid value at '\(path)[\"\(key)\"]' (TYPE_STRING), got \(object[key]?.typeName ?? "nothing"): values must be strings")
+                }
+                result[key] = string
+            }
+            return result
+        case let other?:
+            throw .invalidArgument("Invalid value at '\(path)': expected an object, got \(other.typeName)")
+        }
+    }
+
+    /// FCM reserves these data keys for its own use.
+    private static func isReservedDataKey(_ key: String) -> Bool {
+        key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
+    }
+
+    private struct AndroidOptions {
+        var priority: MessagePriority?
+        var collapseKey: String?
+        var ttlMilliseconds: Int64?
+    }
+
+    /// Only priority, TTL and collapse key matter to the relay; other Android fields are accepted and ignored.
+    private static func androidOptions(_ value: JSONValue?) throws(FCMError) -> AndroidOptions {
+        guard let value else { return AndroidOptions() }
+        guard case .object(let raw) = value else {
+            throw .invalidArgument("Invalid value at 'message.android': expected an object, got \(value.typeName)")
+        }
+        let android = Dictionary(raw.map { (snakeCase($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+        var options = AndroidOptions()
+        switch android["priority"] {
+        case nil: break
+        case .string("HIGH")?: options.priority = .high
+        case .string("NORMAL")?: options.priority = .normal
+        case let other?: throw .invalidArgument("Invalid value at 'message.android.priority': expected \"HIGH\" or \"NORMAL\", got \(describe(other))")
+        }
+        switch android["collapse_key"] {
+        case nil: break
+        case .string(let key)?: options.collapseKey = key
+        case let other?: throw .invalidArgument("Invalid value at 'message.android.collapse_key' (TYPE_STRING), got \(other.typeName)")
+        }
+        switch android["ttl"] {
+        case nil: break
+        case .string(let text)?:
+            guard let milliseconds = durationMilliseconds(text) else {
+                throw .invalidArgument("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(text)\": use seconds like \"120s\" or \"3.5s\"")
+            }
+            guard milliseconds <= maxTTLMilliseconds else {
+                throw .invalidArgument("Invalid value at 'message.android.ttl': \"\(text)\" is longer than the maximum of 2419200s (4 weeks)")
+            }
+            options.ttlMilliseconds = milliseconds
+        case let other?:
+            throw .invalidArgument("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), got \(other.typeName)")
+        }
+        return options
+    }
+
+    private static func describe(_ value: JSONValue) -> String {
+        if case .string(let text) = value { return "\"\(text)\"" }
+        return value.typeName
+    }
+
+    /// Parses the protobuf Duration JSON form `<seconds>[.<up to 9 digits>]s`, non-negative only.
+    static func durationMilliseconds(_ text: String) -> Int64? {
+        guard text.hasSuffix("s") else { return nil }
+        let parts = text.dropLast().split(separator: ".", maxSplits: 1, omittingEmptySubsequences: false)
+        let isDigits = { (part: Substring) in part.allSatisfy { ("0"..."9").contains($0) } }
+        guard let whole = parts.first, (1...12).contains(whole.count), isDigits(whole), let seconds = Int64(whole) else {
+            return nil
+        }
+        guard parts.count == 2 else { return seconds * 1000 }
+        guard (1...9).contains(parts[1].count), isDigits(parts[1]), let milliseconds = Int64((parts[1] + "00").prefix(3)) else {
+            return nil
+        }
+        return seconds * 1000 + milliseconds
+    }
+
+    static func payloadSize(_ message: OutgoingMessage) -> Int {
+        struct Payload: Encodable {
+            var data: [String: String]?
+            var notification: [String: String]?
+        }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let payload = Payload(data: message.data.isEmpty ? nil : message.data, notification: message.notification)
+        return (try? encoder.encode(payload).count) ?? Int.max
+    }
+}

@@ -1,0 +1,41 @@
+import Hummingbird
+import Logging
+
+/// Builds the relay as a Hummingbird application (a `Service`): run it in a `ServiceGroup`, whose graceful
+/// shutdown also ends waiting long-polls early. `onListening` gets the bound address (the real port when
+/// the configured one is 0).
+public func makeRelayApplication(
+    config: RelayConfig,
+    logger: Logger,
+    onListening: @escaping @Sendable (ListenAddress) async -> Void = { _ in }
+) throws -> some ApplicationProtocol {
+    let store = try RelayStore(directory: config.stateDirectory)
+    let waiters = PollWaiters()
+    let metrics = RelayMetrics()
+    let router = Router()
+
+    DeviceRoutes(
+        store: store, waiters: waiters, metrics: metrics,
+        registrationKeyDigest: config.registrationKey.map { SHA256.hash($0.utf8) }
+    ).add(to: router)
+    SendRoutes(
+        store: store, waiters: waiters, metrics: metrics,
+        senderKeys: config.senderKeys.map { .init(project: $0.project, digest: SHA256.hash($0.key.utf8)) }
+    ).add(to: router)
+    router.get("/healthz") { _, _ in "ok" }
+    router.get("/metrics") { _, _ in
+        let text = metrics.render(devices: try await store.deviceCount(), pollsWaiting: await waiters.waitingCount)
+        var headers = HTTPFields()
+        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    let listen = config.listen
+    return Application(
+        router: router,
+        configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "pushrelay"),
+        onServerRunning: { channel in
+            await onListening(ListenAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port))
+        },
+        logger: logger)
+}

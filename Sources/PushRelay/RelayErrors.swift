@@ -1,0 +1,76 @@
+import Foundation
+import Hummingbird
+
+/// Device-API errors: `{"error": {"code": "...", "message": "..."}}`.
+struct DeviceAPIError: Error, Equatable {
+    var status: HTTPResponse.Status
+    var code: String
+    var message: String
+
+    static func notFound(_ message: String) -> Self { .init(status: .notFound, code: "not_found", message: message) }
+    static func unauthorized(_ message: String) -> Self { .init(status: .unauthorized, code: "unauthorized", message: message) }
+    static func invalidArgument(_ message: String) -> Self { .init(status: .badRequest, code: "invalid_argument", message: message) }
+
+    func response() throws -> Response {
+        try jsonResponse(status, ["error": ["code": code, "message": message]])
+    }
+}
+
+/// Sender-API errors in the shape of Google APIs / FCM HTTP v1, so FCM client libraries classify them:
+/// `{"error": {"code": 400, "message": "...", "status": "INVALID_ARGUMENT", "details": [FcmError]}}`.
+struct FCMError: Error, Equatable {
+    var httpStatus: Int
+    var status: String
+    var message: String
+    /// The FcmError detail's `errorCode`. Google's authentication errors carry no FcmError detail, so
+    /// neither do ours.
+    var errorCode: String?
+
+    static func invalidArgument(_ message: String) -> Self {
+        .init(httpStatus: 400, status: "INVALID_ARGUMENT", message: message, errorCode: "INVALID_ARGUMENT")
+    }
+
+    static let unregistered = Self(
+        httpStatus: 404, status: "NOT_FOUND", message: "Requested entity was not found.", errorCode: "UNREGISTERED")
+
+    static func unauthenticated(_ message: String) -> Self {
+        .init(httpStatus: 401, status: "UNAUTHENTICATED", message: message, errorCode: nil)
+    }
+
+    static func permissionDenied(project: String) -> Self {
+        .init(httpStatus: 403, status: "PERMISSION_DENIED",
+              message: "Permission 'cloudmessaging.messages.create' denied on resource 'projects/\(project)'.",
+              errorCode: nil)
+    }
+
+    private struct Body: Encodable {
+        struct Detail: Encodable {
+            let type = "type.googleapis.com/google.firebase.fcm.v1.FcmError"
+            var errorCode: String
+            private enum CodingKeys: String, CodingKey { case type = "@type", errorCode }
+        }
+        struct Inner: Encodable {
+            var code: Int
+            var message: String
+            var status: String
+            var details: [Detail]?
+        }
+        var error: Inner
+    }
+
+    func response() throws -> Response {
+        try jsonResponse(
+            HTTPResponse.Status(code: httpStatus),
+            Body(error: .init(code: httpStatus, message: message, status: status,
+                              details: errorCode.map { [.init(errorCode: $0)] })))
+    }
+}
+
+func jsonResponse(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    let body = try encoder.encode(value)
+    var headers = HTTPFields()
+    headers[.contentType] = "application/json"
+    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+}

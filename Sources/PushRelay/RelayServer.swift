@@ -1,0 +1,44 @@
+import Logging
+import ServiceLifecycle
+import SystemdSupport
+
+/// Runs the relay application in its own `ServiceGroup`: what the `pushrelay` executable runs, and what
+/// tests start in-process.
+public final class RelayServer: Sendable {
+    private let group: ServiceGroup
+    private let ownsProcess: Bool
+
+    /// Opens the state directory; nothing listens until `run()`.
+    /// - Parameter ownsProcess: handle SIGTERM/SIGINT as graceful shutdown and report readiness to systemd
+    ///   (`Type=notify`); off for a relay embedded in another process, such as a test.
+    public init(
+        config: RelayConfig,
+        logger: Logger = Logger(label: "pushrelay"),
+        ownsProcess: Bool = false,
+        onListening: @escaping @Sendable (ListenAddress) async -> Void = { _ in }
+    ) throws {
+        let app = try makeRelayApplication(config: config, logger: logger) { address in
+            if ownsProcess { SystemdNotifier.ready(status: "listening on \(address)") }
+            await onListening(address)
+        }
+        self.ownsProcess = ownsProcess
+        group = ServiceGroup(configuration: .init(
+            services: [app], gracefulShutdownSignals: ownsProcess ? [.sigterm, .sigint] : [], logger: logger))
+    }
+
+    /// Returns once the relay has shut down, gracefully (signal or `shutdown()`) or by an error.
+    public func run() async throws {
+        defer { if ownsProcess { SystemdNotifier.stopping() } }
+        try await group.run()
+    }
+
+    /// Stops accepting connections, ends waiting long-polls with an empty answer, and lets `run()` return.
+    public func shutdown() async {
+        await group.triggerGracefulShutdown()
+    }
+
+    /// Sends logs to the journal under systemd and to stderr otherwise; call once, before creating a server.
+    public static func bootstrapLogging(level: Logger.Level = .info) {
+        LoggingSetup.bootstrap(label: "pushrelay", level: level)
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import GRDB
+
+enum MessagePriority: String, Sendable, Codable {
+    case high, normal
+}
+
+/// A message as the sender asked for it, before the relay gives it a sequence number.
+struct OutgoingMessage: Sendable, Equatable {
+    var data: [String: String]
+    var notification: [String: String]?
+    var priority: MessagePriority
+    var collapseKey: String?
+    var ttlMilliseconds: Int64
+}
+
+/// A stored message in the device API's wire shape.
+struct RelayMessage: Sendable, Equatable, Encodable {
+    var seq: Int64
+    var id: String
+    var data: [String: String]
+    var notification: [String: String]?
+    var priority: MessagePriority
+    var sentAt: Int64
+    var expiresAt: Int64
+
+    private enum CodingKeys: String, CodingKey {
+        case seq, id, data, notification, priority, sentAt = "sent_at", expiresAt = "expires_at"
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(seq, forKey: .seq)
+        try c.encode(id, forKey: .id)
+        try c.encode(data, forKey: .data)
+        try c.encodeIfPresent(notification, forKey: .notification)
+        try c.encode(priority, forKey: .priority)
+        try c.encode(rfc3339(milliseconds: sentAt), forKey: .sentAt)
+        try c.encode(rfc3339(milliseconds: expiresAt), forKey: .expiresAt)
+    }
+}
+
+struct DeviceRegistration: Sendable, Encodable {
+    var deviceID: String
+    var token: String
+    var secret: String
+
+    private enum CodingKeys: String, CodingKey {
+        case deviceID = "device_id", token, secret
+    }
+}
+
+struct StoredDevice: Sendable {
+    var id: String
+    var secretDigest: [UInt8]
+}
+
+struct EnqueueResult: Sendable {
+    var message: RelayMessage
+    /// Older undelivered messages with the same collapse key that this one replaced.
+    var collapsed: Int
+    var expired: Int
+}
+
+struct PollResult: Sendable {
+    var messages: [RelayMessage]
+    var acknowledged: Int
+    var expired: Int
+}
+
+/// The relay's SQLite state (WAL). Messages stay until the device acknowledges them or they expire, so
+/// delivery survives a restart.
+final class RelayStore: Sendable {
+    private let pool: DatabasePool
+
+    init(directory: String) throws {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw RelayStoreError(path: directory, reason: error.localizedDescription)
+        }
+        // The directory may predate us with looser permissions; message payloads are private.
+        guard chmod(directory, 0o700) == 0 else { throw RelayStoreError(path: directory, errno: errno) }
+        let path = (directory as NSString).appendingPathComponent("relay.sqlite")
+        // Create the file 0600 before SQLite opens it: SQLite gives the -wal and -shm files the same mode.
+        let fd = open(path, O_CREAT | O_RDWR | O_CLOEXEC, 0o600)
+        guard fd >= 0 else { throw RelayStoreError(path: path, errno: errno) }
+        close(fd)
+        guard chmod(path, 0o600) == 0 else { throw RelayStoreError(path: path, errno: errno) }
+        pool = try DatabasePool(path: path)
+        try Self.migrator.migrate(pool)
+    }
+
+    private static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "device") { t in
+                t.primaryKey("id", .text)
+                t.column("token", .text).notNull().unique()
+                t.column("secret_hash", .blob).notNull()
+                t.column("name", .text).notNull()
+                t.column("platform", .text).notNull()
+                t.column("created_at", .integer).notNull()
+            }
+            // AUTOINCREMENT: a seq is never reused, even after every row was deleted, so a device's
+            // cursor can never hide a newer message.
+            try db.create(table: "message") { t in
+                t.autoIncrementedPrimaryKey("seq")
+                t.column("device_id", .text).notNull().references("device", onDelete: .cascade)
+                t.column("message_id", .text).notNull()
+                t.column("data", .text).notNull()
+                t.column("notification", .text)
+                t.column("priority", .text).notNull()
+                t.column("collapse_key", .text)
+                t.column("sent_at", .integer).notNull()
+                t.column("expires_at", .integer).notNull()
+            }
+            try db.create(index: "message_by_device", on: "message", columns: ["device_id", "seq"])
+            try db.create(index: "message_by_expiry", on: "message", columns: ["expires_at"])
+        }
+        return migrator
+    }
+
+    func registerDevice(name: String, platform: String) async throws -> DeviceRegistration {
+        let registration = DeviceRegistration(
+            deviceID: Identifiers.deviceID(), token: Identifiers.pushToken(), secret: Identifiers.deviceSecret())
+        try await pool.write { db in
+            try db.execute(
+                sql: "INSERT INTO device (id, token, secret_hash, name, platform, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                arguments: [registration.deviceID, registration.token, Data(SHA256.hash(registration.secret.utf8)),
+                            name, platform, nowMilliseconds()])
+        }
+        return registration
+    }
+
+    func device(id: String) async throws -> StoredDevice? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT secret_hash FROM device WHERE id = ?", arguments: [id]).map {
+                StoredDevice(id: id, secretDigest: [UInt8]($0["secret_hash"] as Data))
+            }
+        }
+    }
+
+    func deviceID(forToken token: String) async throws -> String? {
+        try await pool.read { db in
+            try String.fetchOne(db, sql: "SELECT id FROM device WHERE token = ?", arguments: [token])
+        }
+    }
+
+    /// Also drops the device's pending messages (foreign-key cascade).
+    func deleteDevice(id: String) async throws -> Bool {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id])
+            return db.changesCount > 0
+        }
+    }
+
+    func deviceCount() async throws -> Int {
+        try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM device") ?? 0 }
+    }
+
+    /// Returns nil when the device no longer exists (deleted between the token lookup and now).
+    func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
+        let data = try String(decoding: JSONEncoder().encode(outgoing.data), as: UTF8.self)
+        let notification = try outgoing.notification.map { try String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
+        return try await pool.write { db -> EnqueueResult? in
+            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE id = ?", arguments: [deviceID]) != nil else {
+                return nil
+            }
+            let expired = try Self.deleteExpired(db, now: now)
+            var collapsed = 0
+            if let key = outgoing.collapseKey {
+                try db.execute(sql: "DELETE FROM message WHERE device_id = ? AND collapse_key = ?", arguments: [deviceID, key])
+                collapsed = db.changesCount
+            }
+            var message = RelayMessage(
+                seq: 0, id: Identifiers.messageID(), data: outgoing.data, notification: outgoing.notification,
+                priority: outgoing.priority, sentAt: now, expiresAt: now + outgoing.ttlMilliseconds)
+            try db.execute(
+                sql: """
+                    INSERT INTO message (device_id, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [deviceID, message.id, data, notification, message.priority.rawValue, outgoing.collapseKey,
+                            message.sentAt, message.expiresAt])
+            message.seq = db.lastInsertedRowID
+            return EnqueueResult(message: message, collapsed: collapsed, expired: expired)
+        }
+    }
+
+    /// Acknowledges (deletes) everything up to `after`, then returns the next live messages.
+    func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult {
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?", arguments: [deviceID, after])
+            let acknowledged = db.changesCount
+            let expired = try Self.deleteExpired(db, now: now)
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT seq, message_id, data, notification, priority, sent_at, expires_at FROM message
+                    WHERE device_id = ? AND seq > ? ORDER BY seq LIMIT ?
+                    """,
+                arguments: [deviceID, after, limit])
+            let decoder = JSONDecoder()
+            let messages = try rows.map { row in
+                RelayMessage(
+                    seq: row["seq"], id: row["message_id"],
+                    data: try decoder.decode([String: String].self, from: Data((row["data"] as String).utf8)),
+                    notification: try (row["notification"] as String?).map {
+                        try decoder.decode([String: String].self, from: Data($0.utf8))
+                    },
+                    priority: MessagePriority(rawValue: row["priority"]) ?? .normal,
+                    sentAt: row["sent_at"], expiresAt: row["expires_at"])
+            }
+            return PollResult(messages: messages, acknowledged: acknowledged, expired: expired)
+        }
+    }
+
+    /// Expiry is enforced on every read and write, so an expired message is never returned and none
+    /// outlives the next request by much.
+    private static func deleteExpired(_ db: Database, now: Int64) throws -> Int {
+        try db.execute(sql: "DELETE FROM message WHERE expires_at <= ?", arguments: [now])
+        return db.changesCount
+    }
+}
+
+struct RelayStoreError: Error, CustomStringConvertible {
+    var path: String
+    var reason: String
+
+    init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    init(path: String, errno code: Int32) {
+        self.init(path: path, reason: String(cString: strerror(code)))
+    }
+
+    var description: String { "cannot create or secure \(path): \(reason)" }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// The sender side: FCM HTTP v1's `messages:send`, authorized by static per-project keys.
+struct SendRoutes: Sendable {
+    /// Bodies beyond FCM's 4 KiB payload are refused anyway; this bounds what is read before that check.
+    private static let maxBody = 64 * 1024
+    /// How long a `ttl: "0s"` message stays readable for the poll it is handed to: FCM's "now or never".
+    static let zeroTTLDeliveryWindowMilliseconds: Int64 = 5_000
+
+    struct KeyDigest: Sendable {
+        var project: String
+        var digest: [UInt8]
+    }
+
+    let store: RelayStore
+    let waiters: PollWaiters
+    let metrics: RelayMetrics
+    let senderKeys: [KeyDigest]
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.post("/v1/projects/:project/messages:send") { request, context in
+            do {
+                return try await self.send(request, context)
+            } catch let error as FCMError {
+                return try error.response()
+            }
+        }
+    }
+
+    private struct SendResponse: Encodable {
+        var name: String
+    }
+
+    private func send(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+        let project = context.parameters.get("project") ?? ""
+        try authorize(request, project: project)
+        guard let body = await collectBody(request, limit: Self.maxBody) else {
+            throw FCMError.invalidArgument("Request payload size exceeds the limit: \(Self.maxBody) bytes.")
+        }
+        let send = try FCMSendRequest.parse(body)
+        guard let deviceID = try await store.deviceID(forToken: send.token) else { throw FCMError.unregistered }
+        if send.validateOnly {
+            return try jsonResponse(.ok, SendResponse(name: "projects/\(project)/messages/fake_message_id"))
+        }
+
+        var outgoing = send.message
+        if outgoing.ttlMilliseconds == 0 {
+            guard await waiters.hasPoll(deviceID: deviceID) else {
+                metrics.add(.expired)
+                context.logger.info("ttl 0 message dropped: device not polling", metadata: ["device_id": "\(deviceID)"])
+                return try jsonResponse(.ok, SendResponse(name: "projects/\(project)/messages/\(Identifiers.messageID())"))
+            }
+            outgoing.ttlMilliseconds = Self.zeroTTLDeliveryWindowMilliseconds
+        }
+        guard let result = try await store.enqueue(outgoing, deviceID: deviceID, now: nowMilliseconds()) else {
+            throw FCMError.unregistered
+        }
+        await waiters.notify(deviceID: deviceID)
+        metrics.add(.sent)
+        metrics.add(.collapsed, result.collapsed)
+        metrics.add(.expired, result.expired)
+        context.logger.info("message accepted", metadata: [
+            "message_id": "\(result.message.id)", "device_id": "\(deviceID)", "project": "\(project)",
+            "seq": "\(result.message.seq)",
+        ])
+        return try jsonResponse(.ok, SendResponse(name: "projects/\(project)/messages/\(result.message.id)"))
+    }
+
+    /// Every configured key is compared, matching or not, so timing does not tell which key came close.
+    private func authorize(_ request: Request, project: String) throws(FCMError) {
+        guard let credential = bearerCredential(request) else {
+            throw .unauthenticated("Request is missing required authentication credential. Expected a Bearer sender key.")
+        }
+        let presented = SHA256.hash(credential.utf8)
+        var matchesThisProject = false, matchesAnyProject = false
+        for key in senderKeys {
+            let matches = constantTimeEquals(presented, key.digest)
+            matchesAnyProject = matchesAnyProject || matches
+            matchesThisProject = matchesThisProject || (matches && key.project == project)
+        }
+        if matchesThisProject { return }
+        throw matchesAnyProject
+            ? .permissionDenied(project: project)
+            : .unauthenticated("Request had invalid authentication credentials.")
+    }
+}

@@ -1,0 +1,59 @@
+import Glibc
+import Logging
+import Synchronization
+
+public enum LoggingSetup {
+    enum Backend: Equatable {
+        case journal
+        case console
+    }
+
+    private static let bootstrapped = Atomic<Bool>(false)
+
+    /// Installs the process-wide log handler. Every Logger reports under `label` (the program name), so
+    /// `journalctl -t <label>` also finds what libraries log. swift-log traps on a second
+    /// `LoggingSystem.bootstrap`, so later calls here do nothing.
+    public static func bootstrap(label: String, level: Logger.Level) {
+        guard bootstrapped.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
+        else { return }
+        let stderrIsJournal = StandardError.isJournalStream()
+        let backend = choose(
+            forced: environment("PUSHAGENT_LOG_FORMAT"),
+            stderrIsJournal: stderrIsJournal,
+            invocationID: environment("INVOCATION_ID"),
+            journalSocketExists: access(Journald.socketPath, F_OK) == 0)
+        LoggingSystem.bootstrap { _ in
+            switch backend {
+            case .journal:
+                var handler = JournaldLogHandler(label: label)
+                handler.logLevel = level
+                return handler
+            case .console:
+                var handler = ConsoleLogHandler(label: label, syslogPrefix: stderrIsJournal)
+                handler.logLevel = level
+                return handler
+            }
+        }
+    }
+
+    /// Native journald only under systemd (INVOCATION_ID, or stderr already going to the journal) with the
+    /// socket present; `PUSHAGENT_LOG_FORMAT=journal|console` overrides, anything else auto-detects.
+    static func choose(
+        forced: String?,
+        stderrIsJournal: Bool,
+        invocationID: String?,
+        journalSocketExists: Bool
+    ) -> Backend {
+        switch forced {
+        case "journal": return .journal
+        case "console": return .console
+        default: break
+        }
+        let underSystemd = stderrIsJournal || !(invocationID ?? "").isEmpty
+        return underSystemd && journalSocketExists ? .journal : .console
+    }
+
+    private static func environment(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+}

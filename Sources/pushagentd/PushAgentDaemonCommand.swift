@@ -1,0 +1,45 @@
+import ArgumentParser
+import Foundation
+import Logging
+import PushAgentDaemon
+import SystemdSupport
+
+@main
+struct PushAgentDaemonCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushagentd",
+        abstract: "The pushagent daemon: receives push-MFA requests through the relay and answers them as you decide.",
+        discussion: "Settings come from the config file, then PUSHAGENT_* environment variables, then these flags. Without --config and not as root it runs in user mode: state under $XDG_STATE_HOME/pushagent, socket under $XDG_RUNTIME_DIR/pushagent.",
+        version: PushAgentVersion.string)
+
+    @Option(help: "Config file (TOML). Default: /etc/pushagent/pushagentd.toml as root, ~/.config/pushagent/pushagentd.toml otherwise.")
+    var config: String?
+    @Option(help: "State directory (SQLite database).") var stateDir: String?
+    @Option(help: "Control socket path.") var socket: String?
+    @Option(help: "Relay base URL, e.g. http://127.0.0.1:8470.") var relay: String?
+    @Option(help: "Key the relay requires to register a device.") var relayRegistrationKey: String?
+    @Option(help: "A user (alice) or group (@wheel) allowed to approve, deny, enroll and remove. Repeatable.")
+    var `operator`: [String] = []
+    @Flag(help: "Check the configuration, print the effective settings (no secrets) and exit.") var checkConfig = false
+
+    func run() async throws {
+        let overrides = ConfigLoader.Overrides(configFile: config, stateDirectory: stateDir, socketPath: socket,
+                                               relayURL: relay, relayRegistrationKey: relayRegistrationKey,
+                                               operators: `operator`)
+        let settings: AgentConfig
+        do { settings = try ConfigLoader.load(overrides) }
+        catch { throw ValidationError(error.description) }
+        if checkConfig {
+            print("configuration OK\n" + settings.summary)
+            return
+        }
+        LoggingSetup.bootstrap(label: "pushagentd", level: settings.logLevel)
+        do {
+            try await AgentDaemon.run(config: settings)
+        } catch {
+            Logger(label: "pushagentd").critical("pushagentd cannot run: \(error)")
+            throw ExitCode.failure
+        }
+    }
+}
+

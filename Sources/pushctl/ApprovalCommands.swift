@@ -1,0 +1,122 @@
+import ArgumentParser
+import ControlAPI
+import Foundation
+import PushAgentCore
+
+struct List: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "List pending approvals (all of them with --all).")
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Include resolved approvals.") var all = false
+
+    func run() async throws {
+        try await global.run { client in
+            let approvals = try await client.approvals(state: all ? nil : .pending)
+            if global.json { return try Output.json(ApprovalsResponse(approvals: approvals)) }
+            if approvals.isEmpty { return print(all ? "no approvals" : "no pending approvals") }
+            Output.table(["ID", "STATE", "PROVIDER", "KIND", "EXPIRES", "MESSAGE"], approvals.map {
+                [$0.id, $0.state.rawValue, $0.provider.rawValue,
+                 $0.kind == .number ? "number (\($0.numbers?.joined(separator: ",") ?? ""))" : $0.kind.rawValue,
+                 Output.relative($0.expiresAt), $0.message]
+            })
+        }
+    }
+}
+
+struct Show: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Show one approval in full.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Approval id or unique prefix.") var id: String
+
+    func run() async throws {
+        try await global.run { client in
+            let approval = try await client.approval(id)
+            if global.json { return try Output.json(approval) }
+            print(Output.describe(approval))
+        }
+    }
+}
+
+struct Approve: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Approve a sign-in.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Approval id or unique prefix.") var id: String
+    @Option(help: "The number shown at sign-in (number approvals).") var number: String?
+    @Flag(help: "State that the user was verified (approvals of kind verify, for automation).") var userVerified = false
+
+    func run() async throws {
+        try await global.run { client in
+            var number = self.number
+            var verified = userVerified
+            if number == nil || !verified, isatty(STDIN_FILENO) != 0 {
+                let approval = try await client.approval(id)
+                if approval.kind == .number, number == nil {
+                    number = Prompt.ask("Number shown at sign-in (\(approval.numbers?.joined(separator: ", ") ?? "")): ")
+                }
+                if approval.kind == .verify, !verified {
+                    verified = Prompt.ask("This sign-in requires you to confirm it is you. Type 'yes' to approve: ") == "yes"
+                }
+            }
+            let result = try await client.approve(id, number: number, userVerified: verified ? true : nil)
+            if global.json { return try Output.json(result) }
+            try report(result, verb: "approved")
+        }
+    }
+}
+
+struct Deny: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Deny a sign-in.")
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Approval id or unique prefix.") var id: String
+    @Flag(help: "Report it as fraud where the provider supports it.") var fraud = false
+
+    func run() async throws {
+        try await global.run { client in
+            let result = try await client.deny(id, reason: fraud ? .fraud : nil)
+            if global.json { return try Output.json(result) }
+            try report(result, verb: "denied")
+        }
+    }
+}
+
+/// Prints the outcome of approve/deny; a failed answer is a failure of the command.
+private func report(_ approval: Approval, verb: String) throws {
+    switch approval.state {
+    case .approved, .denied:
+        print("\(approval.id) \(approval.state.rawValue)")
+    case .approving, .denying:
+        print("\(approval.id) \(verb) here; still sending the answer to the provider (see `pushctl show \(approval.id)`)")
+    default:
+        Output.error("\(approval.id) \(approval.state.rawValue): \(approval.error ?? "no reason given")")
+        throw ExitCode.failure
+    }
+}
+
+enum Prompt {
+    static func ask(_ question: String) -> String? {
+        FileHandle.standardError.write(Data(question.utf8))
+        return readLine()?.trimmingCharacters(in: .whitespaces)
+    }
+}
+
+struct History: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Resolved approvals and rejected pushes, newest first.")
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "How many entries.") var limit = 50
+
+    func run() async throws {
+        try await global.run { client in
+            let entries = try await client.history(limit: limit)
+            if global.json { return try Output.json(HistoryResponse(entries: entries)) }
+            if entries.isEmpty { return print("no history yet") }
+            Output.table(["WHEN", "WHAT", "DETAIL"], entries.map { entry in
+                if let approval = entry.approval {
+                    return [Output.relative(entry.at), "approval \(approval.state.rawValue)",
+                            "\(approval.id) \(approval.provider.rawValue): \(approval.message)\(approval.error.map { " (\($0))" } ?? "")"]
+                }
+                let push = entry.rejectedPush
+                return [Output.relative(entry.at), "push rejected",
+                        "\(push?.reason.rawValue ?? "?"): \(push?.message ?? "")"]
+            })
+        }
+    }
+}

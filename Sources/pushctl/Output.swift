@@ -1,0 +1,69 @@
+import ArgumentParser
+import ControlAPI
+import Foundation
+import PushAgentCore
+
+/// How pushctl prints: short tables and paragraphs for people, the API's JSON with --json.
+enum Output {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("pushctl: \(message)\n".utf8))
+    }
+
+    static func exitCode(for error: ControlClientError) -> Int32 {
+        switch error {
+        case .unreachable: 3
+        case .badResponse: 1
+        case .api(_, let error):
+            switch error.code {
+            case .notFound: 4
+            case .conflict, .expired: 5
+            case .invalidArgument: 1
+            case .forbidden, .unavailable, .upstream: 1
+            }
+        }
+    }
+
+    static func json<T: Encodable>(_ value: T) throws {
+        print(String(decoding: try ControlJSON.encoder(pretty: true).encode(value), as: UTF8.self))
+    }
+
+    static func table(_ header: [String], _ rows: [[String]]) {
+        let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
+        for row in [header] + rows {
+            print(row.enumerated().map { index, cell in
+                index == row.count - 1 ? cell : cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+            }.joined(separator: "  "))
+        }
+    }
+
+    static func relative(_ date: Date, now: Date = Date()) -> String {
+        let seconds = Int(date.timeIntervalSince(now).rounded())
+        let magnitude = abs(seconds)
+        let text = magnitude < 90 ? "\(magnitude)s" : magnitude < 5400 ? "\(magnitude / 60)m" : "\(magnitude / 3600)h"
+        return seconds >= 0 ? "in \(text)" : "\(text) ago"
+    }
+
+    static func describe(_ approval: Approval) -> String {
+        var lines = [
+            "\(approval.id)  \(approval.state.rawValue)",
+            "  \(approval.title)",
+            "  \(approval.message)",
+            "  provider: \(approval.provider.rawValue)   account: \(approval.accountId)   kind: \(approval.kind.rawValue)",
+        ]
+        if let numbers = approval.numbers { lines.append("  choose the number shown at sign-in: \(numbers.joined(separator: "  "))") }
+        let context = approval.context
+        let facts = [("app", context.app), ("user", context.user), ("ip", context.ip), ("location", context.location),
+                     ("browser", context.userAgent)].compactMap { key, value in value.map { "\(key): \($0)" } }
+        if !facts.isEmpty { lines.append("  " + facts.joined(separator: "   ")) }
+        lines.append("  requested \(relative(approval.requestedAt)), expires \(relative(approval.expiresAt))")
+        if let resolved = approval.resolvedAt {
+            var how = "  resolved \(relative(resolved))"
+            if let uid = approval.resolution?.byUid { how += " by uid \(uid)" }
+            if let number = approval.resolution?.number { how += ", number \(number)" }
+            if let reason = approval.resolution?.reason { how += ", reason \(reason.rawValue)" }
+            lines.append(how)
+        }
+        if let error = approval.error { lines.append("  error: \(error)") }
+        return lines.joined(separator: "\n")
+    }
+}

@@ -1,0 +1,89 @@
+import ArgumentParser
+import Foundation
+import PushRelay
+
+struct PushRelayCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushrelay",
+        abstract: "HTTP long-poll push relay: devices register and long-poll, senders use an FCM HTTP v1-compatible API.",
+        discussion: "Defaults come from \(RelayConfig.defaultConfigPath) when it exists; flags override it.")
+
+    @Option(help: ArgumentHelp("Address to listen on; port 0 picks a free port.", valueName: "host:port"))
+    var listen: String?
+
+    @Option(name: .customLong("state-dir"), help: ArgumentHelp("Directory for relay.sqlite (created 0700).", valueName: "dir"))
+    var stateDir: String?
+
+    @Option(name: .customLong("sender-key"), help: ArgumentHelp("Sender API key for a project; repeatable.", valueName: "project=key"))
+    var senderKeys: [String] = []
+
+    @Option(name: .customLong("registration-key"), help: ArgumentHelp("Require this Bearer key to register devices.", valueName: "key"))
+    var registrationKey: String?
+
+    @Option(name: .customLong("config"), help: ArgumentHelp("Config file (default \(RelayConfig.defaultConfigPath) if it exists).", valueName: "file"))
+    var configFile: String?
+
+    func validate() throws {
+        if let listen, ListenAddress(parsing: listen) == nil {
+            throw ValidationError("--listen: expected HOST:PORT (port 0-65535, IPv6 in brackets), got '\(listen)'")
+        }
+        if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir: must not be empty") }
+        for key in senderKeys where SenderKey(parsing: key) == nil {
+            throw ValidationError("--sender-key: expected PROJECT=KEY with both parts non-empty, got '\(key)'")
+        }
+        if registrationKey == "" { throw ValidationError("--registration-key: must not be empty") }
+    }
+
+    func resolvedConfig() throws(RelayConfigError) -> RelayConfig {
+        let fileName = configFile ?? RelayConfig.defaultConfigPath
+        var file: RelayFileConfig?
+        if configFile != nil || FileManager.default.fileExists(atPath: fileName) {
+            // FileHandle rather than String(contentsOfFile:), which refuses /dev/null (a way to skip the default file).
+            guard let handle = FileHandle(forReadingAtPath: fileName), let data = try? handle.readToEnd() ?? Data() else {
+                throw RelayConfigError("--config: cannot read \(fileName)")
+            }
+            file = try RelayFileConfig.parse(String(decoding: data, as: UTF8.self), fileName: fileName)
+        }
+        return try RelayConfig.resolve(
+            listen: listen.flatMap(ListenAddress.init(parsing:)), stateDirectory: stateDir,
+            senderKeys: senderKeys.compactMap(SenderKey.init(parsing:)), registrationKey: registrationKey,
+            file: file, fileName: fileName)
+    }
+}
+
+func fail(_ message: String, exitCode: Int32) -> Never {
+    FileHandle.standardError.write(Data("pushrelay: \(message)\n".utf8))
+    exit(exitCode)
+}
+
+// Parsed by hand rather than with `main()`: the project's contract is exit status 2 for a bad flag or value,
+// where ArgumentParser would use 64.
+let command: PushRelayCommand
+do {
+    command = try PushRelayCommand.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    if PushRelayCommand.exitCode(for: error) == .success {
+        print(PushRelayCommand.fullMessage(for: error))
+        exit(0)
+    }
+    FileHandle.standardError.write(Data((PushRelayCommand.fullMessage(for: error) + "\n").utf8))
+    exit(2)
+}
+
+let config: RelayConfig
+do {
+    config = try command.resolvedConfig()
+} catch {
+    fail(error.description, exitCode: 2)
+}
+
+RelayServer.bootstrapLogging()
+do {
+    let server = try RelayServer(config: config, ownsProcess: true) { address in
+        // Tests and harnesses wait for exactly this line to learn the port; FileHandle writes unbuffered.
+        FileHandle.standardOutput.write(Data("pushrelay listening on http://\(address)\n".utf8))
+    }
+    try await server.run()
+} catch {
+    fail("\(error)", exitCode: 1)
+}

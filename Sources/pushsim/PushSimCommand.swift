@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import PushSim
+
+struct PushSimCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushsim",
+        abstract: "An identity-provider emulator: issues enrollment URIs, sends signed pushes through the relay, "
+            + "and verifies the agent's answers.",
+        subcommands: [ForgeRockCommand.self])
+}
+
+struct ForgeRockCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forgerock",
+        abstract: "Play ForgeRock/PingAM push authentication.",
+        subcommands: [Serve.self, EnrollURI.self, Push.self, Answers.self])
+}
+
+/// A failure at run time (exit 1), as opposed to a usage error (exit 2).
+struct CommandFailure: Error {
+    var message: String
+}
+
+/// Flags that must be http(s) URLs.
+func validateHTTPURL(_ value: String, flag: String) throws {
+    guard let url = URLComponents(string: value), let scheme = url.scheme?.lowercased(),
+          scheme == "http" || scheme == "https", url.host?.isEmpty == false
+    else { throw ValidationError("\(flag): expected an http(s) URL, got '\(value)'") }
+}
+
+/// `--sim URL` of the client subcommands.
+struct SimOption: ParsableArguments {
+    @Option(help: ArgumentHelp("Base URL of a running `pushsim forgerock serve`.", valueName: "url"))
+    var sim: String
+
+    func validate() throws { try validateHTTPURL(sim, flag: "--sim") }
+
+    var client: SimAdminClient { SimAdminClient(baseURL: sim) }
+}
+
+extension SimAdminClient.Failure {
+    var commandFailure: CommandFailure { CommandFailure(message: description) }
+}

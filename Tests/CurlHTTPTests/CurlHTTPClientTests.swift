@@ -1,0 +1,231 @@
+import CurlHTTP
+import Foundation
+import Testing
+
+private let client = CurlHTTPClient.shared
+
+private func elapsed(_ work: () async throws -> Void) async -> (Duration, (any Error)?) {
+    let clock = ContinuousClock()
+    let start = clock.now
+    do {
+        try await work()
+        return (clock.now - start, nil)
+    } catch {
+        return (clock.now - start, error)
+    }
+}
+
+private func temporaryDirectory() throws -> URL {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("curlhttp-\(UUID().uuidString)")
+    try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    return url
+}
+
+@Suite struct RoundTrips {
+    @Test func getReturnsStatusHeadersAndBody() async throws {
+        try await TestServer.withTCP { port in
+            let response = try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/hello"))
+            #expect(response.status == 200)
+            #expect(response.header("x-greeting") == "yes")
+            #expect(response.headers.contains { $0.name == "X-Greeting" && $0.value == "yes" })
+            #expect(response.text == "hello")
+        }
+    }
+
+    @Test func postSendsBodyAndHeaders() async throws {
+        let payload = Data([0, 1, 2, 255] + Array("binary-safe".utf8))
+        try await TestServer.withTCP { port in
+            let response = try await client.send(HTTPRequest(
+                method: "POST", url: "http://127.0.0.1:\(port)/echo",
+                headers: [(name: "Content-Type", value: "application/octet-stream")], body: payload))
+            #expect(response.status == 200)
+            #expect(response.body == payload)
+            #expect(response.header("X-Echo-Content-Type") == "application/octet-stream")
+            #expect(response.header("X-Echo-Method") == "POST")
+        }
+    }
+
+    @Test func postWithoutBodyOrContentTypeIsNotLabelledAsAForm() async throws {
+        try await TestServer.withTCP { port in
+            let response = try await client.send(HTTPRequest(method: "POST", url: "http://127.0.0.1:\(port)/echo"))
+            #expect(response.status == 200)
+            #expect(response.body.isEmpty)
+            #expect(response.header("X-Echo-Content-Type") == "none")
+        }
+    }
+
+    @Test func httpErrorStatusIsAResponseNotAnError() async throws {
+        try await TestServer.withTCP { port in
+            let missing = try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/no-such-route"))
+            #expect(missing.status == 404)
+            let deleted = try await client.send(HTTPRequest(method: "DELETE", url: "http://127.0.0.1:\(port)/item"))
+            #expect(deleted.status == 204)
+        }
+    }
+
+    @Test func unixSocketRoundTrip() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let socket = directory.appendingPathComponent("server.sock").path
+        try await TestServer.withUnixSocket(path: socket) {
+            let response = try await client.send(HTTPRequest(
+                method: "POST", url: "http://localhost/echo", body: Data("over a socket".utf8), unixSocketPath: socket))
+            #expect(response.status == 200)
+            #expect(response.text == "over a socket")
+        }
+    }
+
+    @Test func fiftyConcurrentRequestsAllSucceed() async throws {
+        try await TestServer.withTCP { port in
+            let bodies = try await withThrowingTaskGroup(of: String.self) { group in
+                for i in 0..<50 {
+                    group.addTask {
+                        try await client.send(HTTPRequest(
+                            method: "POST", url: "http://127.0.0.1:\(port)/echo", body: Data("request \(i)".utf8))).text
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(bodies == Set((0..<50).map { "request \($0)" }))
+        }
+    }
+}
+
+@Suite struct CancellationAndLimits {
+    @Test func cancellingALongPollEndsItAtOnce() async throws {
+        try await TestServer.withTCP { port in
+            let request = Task {
+                try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/slow?ms=20000"))
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let (duration, error) = await elapsed {
+                request.cancel()
+                _ = try await request.value
+            }
+            #expect(error is CancellationError)
+            #expect(duration < .seconds(1))
+        }
+    }
+
+    @Test func alreadyCancelledTaskFailsAtOnce() async throws {
+        try await TestServer.withTCP { port in
+            let request = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/slow?ms=20000"))
+            }
+            let (duration, error) = await elapsed { _ = try await request.value }
+            #expect(error is CancellationError)
+            #expect(duration < .seconds(1))
+        }
+    }
+
+    @Test func totalTimeoutFires() async throws {
+        try await TestServer.withTCP { port in
+            let (duration, error) = await elapsed {
+                _ = try await client.send(HTTPRequest(
+                    url: "http://127.0.0.1:\(port)/slow?ms=5000", timeout: .milliseconds(300)))
+            }
+            guard case .timedOut(let message) = error as? HTTPClientError else {
+                Issue.record("expected .timedOut, got \(String(describing: error))")
+                return
+            }
+            #expect(message.contains("/slow?ms=5000"))
+            #expect(duration >= .milliseconds(250) && duration < .seconds(1))
+        }
+    }
+
+    @Test(arguments: [false, true])
+    func bodyOverTheLimitIsRefused(chunked: Bool) async throws {
+        try await TestServer.withTCP { port in
+            let url = "http://127.0.0.1:\(port)/big?bytes=100000&chunked=\(chunked ? 1 : 0)"
+            await #expect(throws: HTTPClientError.responseTooLarge(limit: 10_000)) {
+                try await client.send(HTTPRequest(url: url, maxResponseBytes: 10_000))
+            }
+            let atLimit = try await client.send(HTTPRequest(url: url, maxResponseBytes: 100_000))
+            #expect(atLimit.body.count == 100_000)
+        }
+    }
+}
+
+@Suite struct Failures {
+    @Test func closedPortIsCouldNotConnect() async throws {
+        let port = try await TestServer.withTCP { $0 }  // the server is gone once this returns
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/hello"))
+        }
+        guard case .couldNotConnect = error else {
+            Issue.record("expected .couldNotConnect, got \(String(describing: error))")
+            return
+        }
+        let description = error?.description ?? ""
+        #expect(description.contains("http://127.0.0.1:\(port)/hello"))
+        #expect(description.contains("Connection refused"))
+    }
+
+    @Test func missingUnixSocketIsCouldNotConnectNamingThePath() async throws {
+        let socket = try temporaryDirectory().appendingPathComponent("absent.sock").path
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPRequest(url: "http://localhost/v1/status", unixSocketPath: socket))
+        }
+        guard case .couldNotConnect = error else {
+            Issue.record("expected .couldNotConnect, got \(String(describing: error))")
+            return
+        }
+        let description = error?.description ?? ""
+        #expect(description.contains(socket))
+        #expect(description.contains("No such file or directory"))
+    }
+
+    @Test func httpsToAPlainHTTPServerIsATLSFailure() async throws {
+        try await TestServer.withTCP { port in
+            let error = await #expect(throws: HTTPClientError.self) {
+                try await client.send(HTTPRequest(url: "https://127.0.0.1:\(port)/hello", timeout: .seconds(2)))
+            }
+            guard case .tls = error else {
+                Issue.record("expected .tls, got \(String(describing: error))")
+                return
+            }
+        }
+    }
+
+    @Test func unresolvableHostIsADNSFailure() async throws {
+        // .invalid is reserved (RFC 6761) and never resolves.
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPRequest(url: "http://pushagent-test.invalid/", timeout: .seconds(3)))
+        }
+        guard case .couldNotResolveHost(let message) = error else {
+            Issue.record("expected .couldNotResolveHost, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains("pushagent-test.invalid"))
+    }
+
+    @Test(arguments: ["http://exa mple.com/", "ftp://127.0.0.1/file"])
+    func malformedOrNonHTTPURLIsInvalidURL(url: String) async throws {
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPRequest(url: url))
+        }
+        guard case .invalidURL(let message) = error else {
+            Issue.record("expected .invalidURL, got \(String(describing: error))")
+            return
+        }
+        #expect(message.contains(url))
+    }
+
+    @Test func headerWithLineBreakIsRejectedBeforeSending() async throws {
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await client.send(HTTPRequest(
+                url: "http://127.0.0.1:1/", headers: [(name: "X-Injected", value: "a\r\nHost: evil")]))
+        }
+        #expect(error?.description.contains("line break") == true)
+    }
+
+    @Test func sendAfterShutdownFails() async throws {
+        let own = CurlHTTPClient()
+        own.shutdown()
+        let error = await #expect(throws: HTTPClientError.self) {
+            try await own.send(HTTPRequest(url: "http://127.0.0.1:1/"))
+        }
+        #expect(error?.description.contains("shut down") == true)
+    }
+}

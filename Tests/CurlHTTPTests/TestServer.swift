@@ -1,0 +1,85 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// A real HTTP server in-process, so the client is tested against actual sockets.
+/// (Kept apart from the client tests: Hummingbird exports its own HTTPRequest/HTTPResponse.)
+enum TestServer {
+    /// Runs `body` with the server listening on 127.0.0.1 and passes it the port.
+    static func withTCP<T: Sendable>(_ body: (Int) async throws -> T) async throws -> T {
+        try await with(address: .hostname("127.0.0.1", port: 0), body)
+    }
+
+    static func withUnixSocket<T: Sendable>(path: String, _ body: () async throws -> T) async throws -> T {
+        try await with(address: .unixDomainSocket(path: path)) { _ in try await body() }
+    }
+
+    private static func with<T: Sendable>(address: BindAddress, _ body: (Int) async throws -> T) async throws -> T {
+        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
+        var logger = Logger(label: "CurlHTTPTests.server")
+        logger.logLevel = .critical  // cancelling the server task at the end logs an error
+        let app = Application(
+            router: router(),
+            configuration: .init(address: address),
+            onServerRunning: { channel in
+                portContinuation.yield(channel.localAddress?.port ?? 0)
+                portContinuation.finish()
+            },
+            logger: logger)
+        let server = Task { try await app.run() }
+        // Waits for the server to be gone, so its port is really closed when this returns.
+        func stop() async {
+            server.cancel()
+            _ = await server.result
+        }
+        var iterator = ports.makeAsyncIterator()
+        do {
+            guard let port = await iterator.next() else { throw CancellationError() }
+            let result = try await body(port)
+            await stop()
+            return result
+        } catch {
+            await stop()
+            throw error
+        }
+    }
+
+    private static func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.get("/hello") { _, _ in
+            Response(status: .ok, headers: [.init("X-Greeting")!: "yes"],
+                     body: .init(byteBuffer: ByteBuffer(string: "hello")))
+        }
+        router.post("/echo") { request, _ in
+            var request = request
+            let body = try await request.collectBody(upTo: 1 << 20)
+            return Response(
+                status: .ok,
+                headers: [.init("X-Echo-Content-Type")!: request.headers[.contentType] ?? "none",
+                          .init("X-Echo-Method")!: request.method.rawValue],
+                body: .init(byteBuffer: body))
+        }
+        router.delete("/item") { _, _ in HTTPResponse.Status.noContent }
+        router.get("/slow") { request, _ in
+            let ms = request.uri.queryParameters.get("ms", as: Int.self) ?? 0
+            try await Task.sleep(for: .milliseconds(ms))
+            return "done"
+        }
+        // `chunked=1` streams without Content-Length, so the client only learns the size while reading.
+        router.get("/big") { request, _ in
+            let bytes = request.uri.queryParameters.get("bytes", as: Int.self) ?? 0
+            let payload = ByteBuffer(repeating: UInt8(ascii: "x"), count: bytes)
+            guard request.uri.queryParameters.get("chunked") == "1" else {
+                return Response(status: .ok, body: .init(byteBuffer: payload))
+            }
+            return Response(status: .ok, body: ResponseBody { writer in
+                var rest = payload
+                while let chunk = rest.readSlice(length: min(4096, rest.readableBytes)), chunk.readableBytes > 0 {
+                    try await writer.write(chunk)
+                }
+                try await writer.finish(nil)
+            })
+        }
+        return router
+    }
+}

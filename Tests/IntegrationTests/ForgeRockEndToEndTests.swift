@@ -1,0 +1,146 @@
+import ClusterHarness
+import ControlAPI
+import Foundation
+import PushAgentCore
+import Testing
+
+/// The whole pipeline with real processes: pushsim → pushrelay → pushagentd → pushctl → pushsim.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ForgeRockEndToEndTests {
+    /// A running cluster with one enrolled ForgeRock account.
+    static func enrolledCluster() async throws -> (Cluster, SimClient) {
+        let cluster = try await Cluster()
+        try await cluster.startDaemon()
+        let sim = SimClient(baseURL: cluster.simURL)
+        let enroll = try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")])
+        #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
+        return (cluster, sim)
+    }
+
+    static func withEnrolledCluster(_ body: (Cluster, SimClient) async throws -> Void) async throws {
+        let (cluster, sim) = try await enrolledCluster()
+        do {
+            try await body(cluster, sim)
+        } catch {
+            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
+            await cluster.stopAll()
+            throw error
+        }
+        await cluster.stopAll()
+    }
+
+    static func pending(_ cluster: Cluster, count: Int = 1) async throws -> [Approval] {
+        var approvals: [Approval] = []
+        try await eventually("\(count) pending approval(s)") {
+            approvals = try await cluster.client.approvals(state: .pending)
+            return approvals.count >= count
+        }
+        return approvals
+    }
+
+    @Test func approvePromptPush() async throws {
+        try await Self.withEnrolledCluster { cluster, sim in
+            let push = try await sim.push(type: "default", message: "Sign in to the wiki?")
+            let approval = try #require(try await Self.pending(cluster).first)
+
+            let list = try cluster.pushctl(["list"])
+            #expect(list.status == 0)
+            #expect(list.stdout.contains(approval.id))
+            #expect(list.stdout.contains("Sign in to the wiki?"))
+            #expect(approval.kind == .prompt)
+            #expect(approval.provider == .forgerock)
+            let shown = try cluster.pushctl(["show", String(approval.id.prefix(8))])
+            #expect(shown.stdout.contains("user: alice"), "context shown: \(shown.stdout)")
+
+            let approve = try cluster.pushctl(["approve", String(approval.id.prefix(10))])
+            #expect(approve.status == 0, "approve: \(approve.stderr)")
+            #expect(approve.stdout.contains("approved"))
+            let answer = try await sim.answer(to: push.messageId)
+            #expect(answer.outcome == "approved")
+            #expect(answer.verified)
+            #expect(try await cluster.client.approval(approval.id).state == .approved)
+
+            let again = try cluster.pushctl(["approve", approval.id])
+            #expect(again.status == 5, "a second answer is a conflict: \(again.stderr)")
+        }
+    }
+
+    @Test func denyPush() async throws {
+        try await Self.withEnrolledCluster { cluster, sim in
+            let push = try await sim.push()
+            let approval = try #require(try await Self.pending(cluster).first)
+            let deny = try cluster.pushctl(["deny", approval.id])
+            #expect(deny.status == 0, "deny: \(deny.stderr)")
+            let answer = try await sim.answer(to: push.messageId)
+            #expect(answer.outcome == "denied")
+            #expect(answer.verified)
+            #expect(try await cluster.client.approval(approval.id).state == .denied)
+        }
+    }
+
+    @Test func numberChallengeNeedsTheRightNumber() async throws {
+        try await Self.withEnrolledCluster { cluster, sim in
+            let push = try await sim.push(type: "challenge")
+            let approval = try #require(try await Self.pending(cluster).first)
+            #expect(approval.kind == .number)
+            #expect(approval.numbers == push.numbers)
+
+            let withoutNumber = try cluster.pushctl(["approve", approval.id])
+            #expect(withoutNumber.status == 1)
+            #expect(withoutNumber.stderr.contains("--number"), "says how to fix it: \(withoutNumber.stderr)")
+            let notAChoice = try cluster.pushctl(["approve", approval.id, "--number", "100"])
+            #expect(notAChoice.status == 1)
+            #expect(try await cluster.client.approval(approval.id).state == .pending, "a refused answer changes nothing")
+
+            let correct = try #require(push.correctNumber)
+            let approve = try cluster.pushctl(["approve", approval.id, "--number", correct])
+            #expect(approve.status == 0, "approve: \(approve.stderr)")
+            let answer = try await sim.answer(to: push.messageId)
+            #expect(answer.outcome == "approved")
+            #expect(answer.number == correct)
+        }
+    }
+
+    @Test func expiredPushIsRefusedLocally() async throws {
+        try await Self.withEnrolledCluster { cluster, sim in
+            let longAgo = Int64((Date().timeIntervalSince1970 - 600) * 1000)
+            _ = try await sim.push(ttl: 60, issuedAtMs: longAgo)
+            try await eventually("the rejection is in history") {
+                try await cluster.client.history().contains { $0.rejectedPush?.reason == .expired }
+            }
+            #expect(try await cluster.client.approvals(state: nil).isEmpty)
+            let history = try cluster.pushctl(["history"])
+            #expect(history.stdout.contains("expired"))
+        }
+    }
+
+    @Test func duplicateDeliveryCreatesOneApproval() async throws {
+        try await Self.withEnrolledCluster { cluster, sim in
+            let first = try await sim.push()
+            _ = try await sim.push(messageId: first.messageId)
+            _ = try await Self.pending(cluster)
+            let marker = try await sim.push(message: "marker")
+            try await eventually("the marker push arrives") {
+                try await cluster.client.approvals(state: .pending).contains { $0.message == "marker" }
+            }
+            let approvals = try await cluster.client.approvals(state: nil)
+            #expect(approvals.count == 2, "one approval for the duplicated messageId, one for the marker: \(approvals.map(\.message))")
+            _ = marker
+        }
+    }
+
+    @Test func unknownAndForgedPushesAreRejectedAndKept() async throws {
+        try await Self.withEnrolledCluster { cluster, _ in
+            let relay = RelaySender(baseURL: cluster.relayURL, project: Cluster.project, key: Cluster.senderKey)
+            let token = try #require(try await cluster.client.status().pushToken)
+            try await relay.send(token: token, data: ["hello": "world"])
+            try await relay.send(token: token, data: [
+                "messageId": "AUTHENTICATE:forged", "message": "eyJ0eXAiOiJKV1QiLCJhbGciOiJIUzI1NiJ9.eyJjIjoiYWJjIiwidSI6Im5vYm9keSJ9.c2lnbmF0dXJl"])
+            try await eventually("both rejections are in history") {
+                let reasons = try await cluster.client.history().compactMap { $0.rejectedPush?.reason }
+                return reasons.contains(.unknownDialect) && reasons.contains(.unknownAccount)
+            }
+            #expect(try await cluster.client.status().relay.state == .connected, "bad pushes do not break the loop")
+        }
+    }
+}

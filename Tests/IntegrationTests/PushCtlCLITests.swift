@@ -1,0 +1,41 @@
+import ClusterHarness
+import Foundation
+import Testing
+
+/// pushctl's contract without a daemon: exit codes and offline parsing.
+struct PushCtlCLITests {
+    static let forgeRockURI = "pushauth://push/forgerock:user?a=aHR0cDovL2Rldi5vcGVuYW0uZXhhbXBsZS5jb206ODA4MS9vcGVuYW0vanNvbi9kZXYvcHVzaC9zbnMvbWVzc2FnZT9fYWN0aW9uPWF1dGhlbnRpY2F0ZQ&b=519387&r=aHR0cDovL2Rldi5vcGVuYW0uZXhhbXBsZS5jb206ODA4MS9vcGVuYW0vanNvbi9kZXYvcHVzaC9zbnMvbWVzc2FnZT9fYWN0aW9uPXJlZ2lzdGVy&s=b3uYLkQ7dRPjBaIzV0t_aijoXRgMq-NP5AwVAvRfa_E&c=9giiBAdUHjqpo0XE4YdZ7pRlv0hrQYwDz8Z1wwLLbkg&l=YW1sYmNvb2tpZT0wMQ&m=REGISTER:8be951c6-af83-438d-8f74-421bd18650421570561063169&issuer=Rm9yZ2VSb2Nr"
+
+    func pushctl(_ arguments: [String]) throws -> CommandResult {
+        try CommandResult.run(Binaries.path("pushctl"), arguments)
+    }
+
+    @Test func daemonNotRunningExitsThreeNamingTheSocket() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("no-daemon-\(UUID()).sock").path
+        let result = try pushctl(["--socket", socket, "status"])
+        #expect(result.status == 3)
+        #expect(result.stderr.contains(socket), "names the socket tried: \(result.stderr)")
+        #expect(result.stderr.contains("running"), "says what to check: \(result.stderr)")
+    }
+
+    @Test func dryRunParsesWithoutADaemonAndShowsNoSecret() throws {
+        let result = try pushctl(["--socket", "/nonexistent.sock", "enroll", "--dry-run", Self.forgeRockURI])
+        #expect(result.status == 0, "dry run: \(result.stderr)")
+        #expect(result.stdout.contains("ForgeRock"))
+        #expect(result.stdout.contains("user"))
+        #expect(result.stdout.contains("dev.openam.example.com"))
+        #expect(!result.stdout.contains("b3uYLkQ7dRPjBaIzV0t"), "the shared secret is never printed")
+    }
+
+    @Test func badURIIsAClearFailure() throws {
+        let result = try pushctl(["enroll", "--dry-run", "pushauth://push/x:y?a=aGk"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("'r'") || result.stderr.contains("missing"), "names the problem: \(result.stderr)")
+    }
+
+    @Test func unknownFlagIsUsageError() throws {
+        let result = try pushctl(["list", "--bogus"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("--bogus"))
+    }
+}

@@ -1,0 +1,97 @@
+import ClusterHarness
+import ControlAPI
+import Foundation
+import PushAgentCore
+import Testing
+
+/// Crashes, relay outages and access control, with the real processes.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct ResilienceTests {
+    @Test(arguments: ["kill-before-commit", "kill-after-commit"])
+    func killNineBetweenReceiveAndAckLeavesExactlyOneApproval(fault: String) async throws {
+        let cluster = try await Cluster()
+        do {
+            try await cluster.startDaemon()
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            await cluster.daemon?.stop()
+
+            try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_TEST_FAULT": fault])
+            let push = try await sim.push(message: "survives a crash")
+            let exit = try #require(try await cluster.daemon?.waitForExit())
+            #expect(exit.signaled && exit.status == SIGKILL, "the fault killed the daemon with SIGKILL")
+
+            try await cluster.startDaemon()
+            try await eventually("the approval exists after the restart") {
+                try await !cluster.client.approvals(state: .pending).isEmpty
+            }
+            _ = try await sim.push(message: "marker")
+            try await eventually("a later push arrives too") {
+                try await cluster.client.approvals(state: .pending).contains { $0.message == "marker" }
+            }
+            let survivors = try await cluster.client.approvals(state: nil).filter { $0.message == "survives a crash" }
+            #expect(survivors.count == 1, "exactly one approval for \(push.messageId), got \(survivors.count)")
+        } catch {
+            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
+            await cluster.stopAll()
+            throw error
+        }
+        await cluster.stopAll()
+    }
+
+    @Test func daemonRecoversWhenTheRelayComesUpLater() async throws {
+        let cluster = try await Cluster(startRelay: false)
+        do {
+            try await cluster.startDaemon(waitForRelay: false)
+            try await eventually("status shows the backoff") {
+                let relay = try await cluster.client.status().relay
+                return relay.state == .backoff && relay.lastError != nil && relay.nextTryAt != nil
+            }
+            let status = try cluster.pushctl(["status"])
+            #expect(status.stdout.contains("backoff"), "status: \(status.stdout)")
+            #expect(status.stdout.contains("last error"))
+
+            try await cluster.startRelay()
+            try await eventually("the daemon connects by itself") {
+                try await cluster.client.status().relay.state == .connected
+            }
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            _ = try await sim.push()
+            try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
+        } catch {
+            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
+            await cluster.stopAll()
+            throw error
+        }
+        await cluster.stopAll()
+    }
+
+    @Test(.enabled(if: getuid() == 0, "runs pushctl as another user, which needs root"))
+    func nonOperatorCanListButNotApprove() async throws {
+        let cluster = try await Cluster()
+        do {
+            try await cluster.startDaemon()
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            _ = try await sim.push()
+            try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
+            let approval = try #require(try await cluster.client.approvals(state: .pending).first)
+            // Let another user reach the socket; SO_PEERCRED still decides what it may do.
+            chmod(cluster.directory, 0o755)
+            chmod(cluster.socketPath, 0o666)
+
+            let list = try cluster.pushctl(["list"], asUser: "nobody")
+            #expect(list.status == 0, "a non-operator can read: \(list.stderr)")
+            #expect(list.stdout.contains(approval.id))
+            let approve = try cluster.pushctl(["approve", approval.id], asUser: "nobody")
+            #expect(approve.status == 1)
+            #expect(approve.stderr.contains("may read but not approve"), "says why: \(approve.stderr)")
+            #expect(try await cluster.client.approval(approval.id).state == .pending)
+        } catch {
+            await cluster.stopAll()
+            throw error
+        }
+        await cluster.stopAll()
+    }
+}

@@ -1,0 +1,123 @@
+import Foundation
+import Testing
+@testable import PushRelay
+
+@Suite("FCM send request validation")
+struct FCMSendRequestTests {
+    private func parse(_ json: String) throws(FCMError) -> FCMSendRequest {
+        try FCMSendRequest.parse(Data(json.utf8))
+    }
+
+    private func rejection(_ json: String) -> FCMError? {
+        do {
+            _ = try parse(json)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    @Test func fullMessage() throws {
+        let request = try parse("""
+            {"message": {"token": "t1", "data": {"a": "1"}, "notification": {"title": "T", "body": "B"},
+             "android": {"priority": "NORMAL", "ttl": "3.5s", "collapse_key": "c", "restricted_package_name": "x"},
+             "apns": {"headers": {"apns-priority": "10"}}}}
+            """)
+        #expect(request.token == "t1")
+        #expect(!request.validateOnly)
+        #expect(request.message == OutgoingMessage(
+            data: ["a": "1"], notification: ["title": "T", "body": "B"], priority: .normal, collapseKey: "c",
+            ttlMilliseconds: 3500))
+    }
+
+    @Test func fcmDefaults() throws {
+        let data = try parse(#"{"message": {"token": "t", "data": {"a": "1"}}}"#).message
+        #expect(data.priority == .normal)
+        #expect(data.ttlMilliseconds == 28 * 24 * 3600 * 1000)
+        #expect(data.collapseKey == nil)
+        let notification = try parse(#"{"message": {"token": "t", "notification": {"title": "x"}}}"#).message
+        #expect(notification.priority == .high)
+        #expect(notification.data.isEmpty)
+    }
+
+    @Test func camelCaseFieldNamesAndFid() throws {
+        let request = try parse(#"{"validateOnly": true, "message": {"fid": "f", "android": {"collapseKey": "k"}, "fcmOptions": {}}}"#)
+        #expect(request.validateOnly)
+        #expect(request.token == "f")
+        #expect(request.message.collapseKey == "k")
+    }
+
+    @Test(arguments: [
+        #"{"message": {"token": "t", "data": {"a": 1}}}"#,
+        #"{"message": {"token": "t", "data": {"a": true}}}"#,
+        #"{"message": {"token": "t", "data": {"a": null}}}"#,
+        #"{"message": {"token": "t", "data": {"a": {"b": "c"}}}}"#,
+        #"{"message": {"token": "t", "data": ["a"]}}"#,
+        #"{"message": {"topic": "news"}}"#,
+        #"{"message": {"condition": "'a' in topics", "data": {}}}"#,
+        #"{"message": {"token": "t", "topic": "news"}}"#,
+        #"{"message": {"data": {"a": "b"}}}"#,
+        #"{"message": {"token": "t", "fid": "f"}}"#,
+        #"{"message": {"token": ""}}"#,
+        #"{"message": {"token": 5}}"#,
+        #"{"message": {"token": "t", "bogus": 1}}"#,
+        #"{"msg": {"token": "t"}}"#,
+        #"{"validate_only": "yes", "message": {"token": "t"}}"#,
+        #"{}"#,
+        #"[]"#,
+        #"not json"#,
+        #"{"message": {"token": "t", "notification": {"title": 1}}}"#,
+        #"{"message": {"token": "t", "notification": {"sound": "x"}}}"#,
+        #"{"message": {"token": "t", "android": {"priority": "high"}}}"#,
+        #"{"message": {"token": "t", "android": {"priority": 1}}}"#,
+        #"{"message": {"token": "t", "android": {"ttl": "120"}}}"#,
+        #"{"message": {"token": "t", "android": {"ttl": 120}}}"#,
+        #"{"message": {"token": "t", "android": {"ttl": "2419201s"}}}"#,
+        #"{"message": {"token": "t", "android": {"collapse_key": 3}}}"#,
+        #"{"message": {"token": "t", "android": "HIGH"}}"#,
+        #"{"message": {"token": "t", "apns": "x"}}"#,
+        #"{"message": {"token": "t", "data": {"from": "x"}}}"#,
+        #"{"message": {"token": "t", "data": {"google.sent_time": "x"}}}"#,
+        #"{"message": {"token": "t", "data": {"gcm.notification.title": "x"}}}"#,
+    ])
+    func invalidArgument(json: String) {
+        let error = rejection(json)
+        #expect(error?.httpStatus == 400)
+        #expect(error?.status == "INVALID_ARGUMENT")
+        #expect(error?.errorCode == "INVALID_ARGUMENT")
+    }
+
+    @Test func errorNamesTheOffendingDataKey() {
+        #expect(rejection(#"{"message": {"token": "t", "data": {"ok": "x", "count": 1}}}"#)?.message.contains("count") == true)
+    }
+
+    @Test func payloadLimitIsInclusive() throws {
+        func message(dataValueLength: Int, title: String? = nil) -> String {
+            let notification = title.map { #", "notification": {"title": "\#($0)"}"# } ?? ""
+            return #"{"message": {"token": "t", "data": {"k": "\#(String(repeating: "x", count: dataValueLength))"}\#(notification)}}"#
+        }
+        // {"data":{"k":"…"}} is 17 bytes around the value.
+        #expect(throws: Never.self) { try parse(message(dataValueLength: 4096 - 17)) }
+        #expect(rejection(message(dataValueLength: 4096 - 16))?.status == "INVALID_ARGUMENT")
+        // The notification counts too: ,"notification":{"title":"ab"} adds 30 bytes.
+        #expect(throws: Never.self) { try parse(message(dataValueLength: 4096 - 17 - 30, title: "ab")) }
+        #expect(rejection(message(dataValueLength: 4096 - 17 - 29, title: "ab")) != nil)
+    }
+
+    @Test func payloadSizeCountsUTF8Bytes() {
+        let message = OutgoingMessage(data: ["k": "é/"], notification: nil, priority: .normal, collapseKey: nil, ttlMilliseconds: 0)
+        #expect(FCMSendRequest.payloadSize(message) == 17 + 3)
+    }
+
+    @Test(arguments: [
+        ("0s", 0), ("120s", 120_000), ("3.5s", 3_500), ("0.2s", 200), ("1.000000001s", 1_000), ("2419200s", 2_419_200_000),
+    ] as [(String, Int64)])
+    func durations(text: String, milliseconds: Int64) {
+        #expect(FCMSendRequest.durationMilliseconds(text) == milliseconds)
+    }
+
+    @Test(arguments: ["", "s", "120", "-1s", "1.s", ".5s", "1.1234567890s", "1e3s", "１s", "120 s", "9999999999999s"])
+    func badDurations(text: String) {
+        #expect(FCMSendRequest.durationMilliseconds(text) == nil)
+    }
+}

@@ -1,0 +1,126 @@
+import CurlHTTP
+import Foundation
+import Testing
+
+/// Runs the built `pushrelay` executable (`swift build --product pushrelay`, or any `swift build`).
+@Suite("pushrelay process")
+struct RelayProcessTests {
+    private static let binary = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent(".build/debug/pushrelay").path
+
+    private func launch(_ arguments: [String]) throws -> (Process, stdout: Pipe, stderr: Pipe, exit: AsyncStream<Process>) {
+        guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
+            throw TestFailure("\(Self.binary) is missing: run `swift build --product pushrelay` first")
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.binary)
+        process.arguments = arguments
+        let stdout = Pipe(), stderr = Pipe()
+        process.standardOutput = stdout
+        process.standardError = stderr
+        let (exit, exited) = AsyncStream<Process>.makeStream()
+        process.terminationHandler = { exited.yield($0); exited.finish() }
+        try process.run()
+        return (process, stdout, stderr, exit)
+    }
+
+    @Test func readyLineHealthAndSIGTERMDuringALongPoll() async throws {
+        let directory = try makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (process, stdout, _, exit) = try launch(
+            ["--listen", "127.0.0.1:0", "--state-dir", directory, "--sender-key", "\(testProject)=\(testSenderKey)",
+             "--config", "/dev/null"])
+        defer { if process.isRunning { process.terminate() } }
+
+        let line = try await firstLine(of: stdout.fileHandleForReading, within: .seconds(10))
+        let prefix = "pushrelay listening on http://127.0.0.1:"
+        #expect(line.hasPrefix(prefix))
+        let port = try #require(Int(line.dropFirst(prefix.count)))
+        #expect(port > 0)
+        let base = "http://127.0.0.1:\(port)"
+
+        let health = try await CurlHTTPClient.shared.send(HTTPRequest(url: base + "/healthz"))
+        #expect(health.status == 200 && health.text == "ok")
+
+        let registration = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: base + "/v1/devices"))
+        let device = try JSONDecoder().decode([String: String].self, from: registration.body)
+        let poll = Task {
+            try await CurlHTTPClient.shared.send(HTTPRequest(
+                url: base + "/v1/devices/\(device["device_id"] ?? "")/messages?wait=60",
+                headers: [(name: "Authorization", value: "Bearer \(device["secret"] ?? "")")]))
+        }
+        for _ in 0..<500 {
+            let metrics = try await CurlHTTPClient.shared.send(HTTPRequest(url: base + "/metrics"))
+            if metrics.text.contains("\npushrelay_polls_waiting 1\n") { break }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+
+        let clock = ContinuousClock()
+        let start = clock.now
+        kill(process.processIdentifier, SIGTERM)
+        let ended = try await withTimeout(.seconds(2)) { await exit.first { _ in true } }
+        let elapsed = clock.now - start
+        let finished = try #require(ended ?? nil, "pushrelay did not exit within 2 s of SIGTERM")
+        #expect(finished.terminationReason == .exit)
+        #expect(finished.terminationStatus == 0)
+        #expect(elapsed < .seconds(2))
+
+        let answer = try await poll.value
+        #expect(answer.status == 200)
+        #expect(answer.text.contains(#""messages":[]"#))
+    }
+
+    @Test(arguments: [
+        (["--bogus"], "--bogus"),
+        (["--listen", "nowhere", "--state-dir", "/tmp"], "--listen"),
+        (["--listen", "127.0.0.1:0", "--state-dir", "/tmp", "--sender-key", "no-equals"], "--sender-key"),
+        (["--listen", "127.0.0.1:0", "--config", "/nonexistent/pushrelay.toml"], "--config"),
+    ])
+    func badFlagsExitWithStatus2(arguments: [String], named: String) async throws {
+        let (_, _, stderr, exit) = try launch(arguments)
+        let ended = try await withTimeout(.seconds(10)) { await exit.first { _ in true } }
+        let finished = try #require(ended ?? nil)
+        #expect(finished.terminationStatus == 2)
+        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(message.contains(named), "\(message)")
+    }
+
+    private func firstLine(of handle: FileHandle, within limit: Duration) async throws -> String {
+        let (chunks, continuation) = AsyncStream<Data>.makeStream()
+        handle.readabilityHandler = { handle in
+            let data = handle.availableData
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                continuation.finish()
+            } else {
+                continuation.yield(data)
+            }
+        }
+        defer { handle.readabilityHandler = nil }
+        let line = try await withTimeout(limit) { () async -> String? in
+            var buffer = Data()
+            for await chunk in chunks {
+                buffer += chunk
+                if let newline = buffer.firstIndex(of: 10) { return String(decoding: buffer[..<newline], as: UTF8.self) }
+            }
+            return nil
+        }
+        guard let line = line ?? nil else { throw TestFailure("no ready line from pushrelay") }
+        return line
+    }
+}
+
+/// `operation`'s result, or nil when `limit` passes first.
+func withTimeout<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T) async throws -> T? {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        group.cancelAll()
+        return first
+    }
+}

@@ -1,0 +1,129 @@
+import CurlHTTP
+import Foundation
+import Testing
+
+@Suite("Send API (FCM HTTP v1 subset)")
+struct SendAPITests {
+    @Test func expiredMessagesAreNeverDelivered() async throws {
+        try await withRelay { relay in
+            let device = try await relay.register()
+            #expect(try await relay.send(to: device, ["data": ["n": "short"], "android": ["ttl": "0.2s"]]).status == 200)
+            // ttl 0 is "now or never": with no poll in progress it is dropped at once.
+            #expect(try await relay.send(to: device, ["data": ["n": "zero"], "android": ["ttl": "0s"]]).status == 200)
+            try await Task.sleep(for: .milliseconds(300))
+
+            #expect(try await relay.poll(device).messages.isEmpty)
+            #expect(try await relay.metric("pushrelay_messages_expired_total") == 2)
+        }
+    }
+
+    @Test func zeroTTLReachesAPollInProgress() async throws {
+        try await withRelay { relay in
+            let device = try await relay.register()
+            let poll = Task { try await relay.poll(device, query: "after=0&wait=10") }
+            try await relay.waitForWaitingPolls(1)
+            #expect(try await relay.send(to: device, ["data": ["n": "zero"], "android": ["ttl": "0s"]]).status == 200)
+            #expect(try await poll.value.messages.map { $0.data["n"] } == ["zero"])
+        }
+    }
+
+    @Test func collapseKeyReplacesUndeliveredMessage() async throws {
+        try await withRelay { relay in
+            let device = try await relay.register()
+            _ = try await relay.send(to: device, ["data": ["n": "1"], "android": ["collapse_key": "status"]])
+            _ = try await relay.send(to: device, ["data": ["n": "2"]])
+            _ = try await relay.send(to: device, ["data": ["n": "3"], "android": ["collapseKey": "status"]])
+            #expect(try await relay.poll(device).messages.map { $0.data["n"] } == ["2", "3"])
+            #expect(try await relay.metric("pushrelay_messages_collapsed_total") == 1)
+        }
+    }
+
+    @Test func payloadIsLimitedTo4096Bytes() async throws {
+        try await withRelay { relay in
+            let device = try await relay.register()
+            // {"data":{"k":"…"}} is 17 bytes around the value.
+            let atLimit = try await relay.send(to: device, ["data": ["k": String(repeating: "x", count: 4096 - 17)]])
+            #expect(atLimit.status == 200)
+            let over = try await relay.send(to: device, ["data": ["k": String(repeating: "x", count: 4096 - 16)]])
+            #expect(over.status == 400)
+            #expect(try fcmErrorCode(over) == "INVALID_ARGUMENT")
+        }
+    }
+
+    @Test func nonStringDataValueIsInvalidArgumentInFCMFormat() async throws {
+        try await withRelay { relay in
+            let device = try await relay.register()
+            let response = try await relay.send(to: device, ["data": ["n": 1]])
+            #expect(response.status == 400)
+            let error = try errorObject(response)
+            #expect(error["code"] as? Int == 400)
+            #expect(error["status"] as? String == "INVALID_ARGUMENT")
+            #expect((error["message"] as? String)?.isEmpty == false)
+            let detail = try #require((error["details"] as? [[String: Any]])?.first)
+            #expect(detail["@type"] as? String == "type.googleapis.com/google.firebase.fcm.v1.FcmError")
+            #expect(detail["errorCode"] as? String == "INVALID_ARGUMENT")
+            #expect(try await relay.metric("pushrelay_messages_sent_total") == 0)
+        }
+    }
+
+    @Test func topicAndConditionAreInvalidArguments() async throws {
+        try await withRelay { relay in
+            let messages: [[String: Any]] = [
+                ["topic": "news", "data": ["k": "v"]], ["condition": "'a' in topics", "data": ["k": "v"]],
+            ]
+            for message in messages {
+                let response = try await relay.http(
+                    "POST", "/v1/projects/\(testProject)/messages:send", bearer: testSenderKey, json: ["message": message])
+                #expect(response.status == 400)
+                #expect(try errorObject(response)["status"] as? String == "INVALID_ARGUMENT")
+            }
+        }
+    }
+
+    @Test func unknownTokenIsUnregistered() async throws {
+        try await withRelay { relay in
+            let response = try await relay.send(to: TestDevice(id: "x", token: "no-such-token", secret: "x"))
+            #expect(response.status == 404)
+            #expect(try errorObject(response)["status"] as? String == "NOT_FOUND")
+            #expect(try fcmErrorCode(response) == "UNREGISTERED")
+        }
+    }
+
+    @Test func senderKeyIsChecked() async throws {
+        try await withRelay { relay in
+            let device = try await relay.register()
+            for key in [nil, "wrong-key"] {
+                let response = try await relay.send(to: device, key: key)
+                #expect(response.status == 401)
+                #expect(try errorObject(response)["status"] as? String == "UNAUTHENTICATED")
+            }
+            let otherProjectsKey = try await relay.send(to: device, key: otherSenderKey)
+            #expect(otherProjectsKey.status == 403)
+            #expect(try errorObject(otherProjectsKey)["status"] as? String == "PERMISSION_DENIED")
+            // The same key is good for its own project.
+            #expect(try await relay.send(to: device, project: otherProject, key: otherSenderKey).status == 200)
+            #expect(try await relay.poll(device).messages.count == 1)
+        }
+    }
+
+    @Test func validateOnlyDoesNotDeliver() async throws {
+        try await withRelay { relay in
+            let device = try await relay.register()
+            let response = try await relay.http(
+                "POST", "/v1/projects/\(testProject)/messages:send", bearer: testSenderKey,
+                json: ["validate_only": true, "message": ["token": device.token, "data": ["k": "v"]]])
+            #expect(response.status == 200)
+            #expect(try JSONDecoder().decode([String: String].self, from: response.body)["name"] == "projects/\(testProject)/messages/fake_message_id")
+            #expect(try await relay.poll(device).messages.isEmpty)
+        }
+    }
+
+    @Test func malformedJSONIsInvalidArgument() async throws {
+        try await withRelay { relay in
+            let response = try await relay.http(
+                "POST", "/v1/projects/\(testProject)/messages:send", bearer: testSenderKey, rawBody: Data("{nope".utf8))
+            #expect(response.status == 400)
+            #expect(try fcmErrorCode(response) == "INVALID_ARGUMENT")
+        }
+    }
+}

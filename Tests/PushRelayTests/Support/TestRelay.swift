@@ -1,0 +1,155 @@
+import CurlHTTP
+import Foundation
+import PushRelay
+
+let testProject = "proj"
+let testSenderKey = "sender-key-proj"
+let otherProject = "other"
+let otherSenderKey = "sender-key-other"
+
+/// A relay running in this process on 127.0.0.1 with a free port.
+final class TestRelay: Sendable {
+    let baseURL: String
+    let stateDirectory: String
+    private let server: RelayServer
+    private let running: Task<Void, any Error>
+
+    private init(baseURL: String, stateDirectory: String, server: RelayServer, running: Task<Void, any Error>) {
+        self.baseURL = baseURL
+        self.stateDirectory = stateDirectory
+        self.server = server
+        self.running = running
+    }
+
+    static func start(stateDirectory: String, registrationKey: String? = nil) async throws -> TestRelay {
+        let config = RelayConfig(
+            listen: ListenAddress(host: "127.0.0.1", port: 0), stateDirectory: stateDirectory,
+            senderKeys: [SenderKey(project: testProject, key: testSenderKey), SenderKey(project: otherProject, key: otherSenderKey)],
+            registrationKey: registrationKey)
+        let (addresses, continuation) = AsyncStream<ListenAddress>.makeStream()
+        let server = try RelayServer(config: config) { continuation.yield($0) }
+        let running = Task {
+            defer { continuation.finish() }
+            try await server.run()
+        }
+        guard let address = await addresses.first(where: { _ in true }) else {
+            try await running.value
+            throw TestFailure("the relay stopped before listening")
+        }
+        return TestRelay(baseURL: "http://\(address)", stateDirectory: stateDirectory, server: server, running: running)
+    }
+
+    func stop() async throws {
+        await server.shutdown()
+        try await running.value
+    }
+
+    /// Resolves once `count` polls are waiting, as seen on /metrics.
+    func waitForWaitingPolls(_ count: Int) async throws {
+        for _ in 0..<500 {
+            if try await metric("pushrelay_polls_waiting") == count { return }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        throw TestFailure("never saw \(count) waiting polls")
+    }
+
+    func metric(_ name: String) async throws -> Int? {
+        let response = try await http("GET", "/metrics")
+        for line in response.text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Int(line.dropFirst(name.count + 1))
+        }
+        return nil
+    }
+
+    func http(_ method: String, _ path: String, bearer: String? = nil, json: Any? = nil, rawBody: Data? = nil) async throws -> HTTPResponse {
+        var headers: [(name: String, value: String)] = []
+        if let bearer { headers.append((name: "Authorization", value: "Bearer \(bearer)")) }
+        var body = rawBody
+        if let json {
+            body = try JSONSerialization.data(withJSONObject: json)
+            headers.append((name: "Content-Type", value: "application/json"))
+        }
+        return try await CurlHTTPClient.shared.send(HTTPRequest(method: method, url: baseURL + path, headers: headers, body: body))
+    }
+
+    func register(name: String = "test", registrationKey: String? = nil) async throws -> TestDevice {
+        let response = try await http("POST", "/v1/devices", bearer: registrationKey, json: ["name": name, "platform": "linux"])
+        guard response.status == 201 else { throw TestFailure("register: \(response.status) \(response.text)") }
+        let body = try JSONDecoder().decode([String: String].self, from: response.body)
+        return TestDevice(id: body["device_id"] ?? "", token: body["token"] ?? "", secret: body["secret"] ?? "")
+    }
+
+    /// `message` is the FCM `message` object; the target token is filled in.
+    func send(to device: TestDevice, _ message: [String: Any] = ["data": ["k": "v"]], project: String = testProject, key: String? = testSenderKey) async throws -> HTTPResponse {
+        var message = message
+        message["token"] = device.token
+        return try await http("POST", "/v1/projects/\(project)/messages:send", bearer: key, json: ["message": message])
+    }
+
+    func poll(_ device: TestDevice, query: String = "after=0") async throws -> PollBody {
+        let response = try await http("GET", "/v1/devices/\(device.id)/messages?\(query)", bearer: device.secret)
+        guard response.status == 200 else { throw TestFailure("poll: \(response.status) \(response.text)") }
+        return try JSONDecoder().decode(PollBody.self, from: response.body)
+    }
+}
+
+/// Starts a relay on a fresh state directory, runs `body`, and always stops the relay and removes the directory.
+func withRelay<T>(registrationKey: String? = nil, _ body: (TestRelay) async throws -> T) async throws -> T {
+    let directory = try makeStateDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    let relay = try await TestRelay.start(stateDirectory: directory, registrationKey: registrationKey)
+    do {
+        let result = try await body(relay)
+        try await relay.stop()
+        return result
+    } catch {
+        try? await relay.stop()
+        throw error
+    }
+}
+
+func makeStateDirectory() throws -> String {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-test-\(UUID().uuidString)").path
+    try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    return path
+}
+
+struct TestDevice: Sendable {
+    var id: String
+    var token: String
+    var secret: String
+}
+
+struct PollBody: Decodable, Sendable {
+    struct Message: Decodable, Sendable {
+        var seq: Int64
+        var id: String
+        var data: [String: String]
+        var notification: [String: String]?
+        var priority: String
+        var sent_at: String
+        var expires_at: String
+    }
+
+    var messages: [Message]
+    var next: Int64
+}
+
+struct TestFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// The parsed `error` object of an error response.
+func errorObject(_ response: HTTPResponse) throws -> [String: Any] {
+    guard let object = try JSONSerialization.jsonObject(with: response.body) as? [String: Any],
+          let error = object["error"] as? [String: Any]
+    else { throw TestFailure("not an error body: \(response.text)") }
+    return error
+}
+
+/// `details[0].errorCode` of an FCM error response.
+func fcmErrorCode(_ response: HTTPResponse) throws -> String? {
+    let details = try errorObject(response)["details"] as? [[String: Any]]
+    return details?.first?["errorCode"] as? String
+}

@@ -1,0 +1,100 @@
+#!/usr/bin/env bash
+# The demo: pushrelay + pushagentd (user mode, state in ./demo-state) + pushsim playing a ForgeRock server.
+# It enrolls an account from a pushauth:// URI pushsim issued, sends a push, and tells you what to type.
+# With --auto it approves the push itself and checks that pushsim verified the answer (used by `make test`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+AUTO=0
+[ "${1:-}" = "--auto" ] && AUTO=1
+BIN=${PUSHAGENT_BIN_DIR:-$PWD/.build/debug}
+DIR=${DEMO_DIR:-$PWD/demo-state}
+KEY=demo-sender-key-0123456789abcdef0123
+PROJECT=demo
+SOCKET=$DIR/pushagentd.sock
+
+for program in pushrelay pushagentd pushsim pushctl; do
+    [ -x "$BIN/$program" ] || { echo "demo: $BIN/$program is missing: run 'make build' first" >&2; exit 1; }
+done
+
+pids=()
+cleanup() {
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+rm -rf "$DIR"
+mkdir -p "$DIR"
+
+# Waits for a program's "… listening on URL" line and prints the URL.
+listening_url() {
+    local log=$1 prefix=$2
+    for _ in $(seq 1 200); do
+        if line=$(grep -m1 "^$prefix" "$log" 2>/dev/null); then echo "${line#"$prefix"}"; return 0; fi
+        sleep 0.1
+    done
+    echo "demo: no '$prefix' line in $log:" >&2; cat "$log" >&2; return 1
+}
+
+"$BIN/pushrelay" --listen 127.0.0.1:0 --state-dir "$DIR/relay" --sender-key "$PROJECT=$KEY" >"$DIR/relay.log" 2>&1 &
+pids+=($!)
+RELAY=$(listening_url "$DIR/relay.log" "pushrelay listening on ")
+
+"$BIN/pushsim" forgerock serve --listen 127.0.0.1:0 --relay "$RELAY" --sender-key "$KEY" --project "$PROJECT" >"$DIR/sim.log" 2>&1 &
+pids+=($!)
+SIM=$(listening_url "$DIR/sim.log" "pushsim listening on ")
+
+PUSHAGENT_LOG_FORMAT=console "$BIN/pushagentd" --state-dir "$DIR/agent" --socket "$SOCKET" --relay "$RELAY" >"$DIR/agent.log" 2>&1 &
+pids+=($!)
+export PUSHAGENT_SOCKET=$SOCKET
+for _ in $(seq 1 200); do
+    "$BIN/pushctl" status --json 2>/dev/null | grep -q '"connected"' && break
+    sleep 0.1
+done
+"$BIN/pushctl" status --json | grep -q '"connected"' || { echo "demo: pushagentd did not connect:" >&2; cat "$DIR/agent.log" >&2; exit 1; }
+
+URI=$("$BIN/pushsim" forgerock enroll-uri --sim "$SIM" --account alice)
+echo "pushsim issued: $URI"
+"$BIN/pushctl" enroll "$URI"
+"$BIN/pushsim" forgerock push --sim "$SIM" --message "Sign in to the demo app from Firefox on Linux?"
+
+for _ in $(seq 1 100); do
+    "$BIN/pushctl" list --json | grep -q '"pending"' && break
+    sleep 0.1
+done
+ID=$("$BIN/pushctl" list --json | grep -o 'apr_[a-z2-7]*' | head -n1)
+[ -n "$ID" ] || { echo "demo: the push did not arrive:" >&2; cat "$DIR/agent.log" >&2; exit 1; }
+
+if [ "$AUTO" = 1 ]; then
+    "$BIN/pushctl" approve "$ID"
+    for _ in $(seq 1 100); do
+        grep -qi "approve.*verified" "$DIR/sim.log" && break
+        sleep 0.1
+    done
+    if grep -i "approve.*verified" "$DIR/sim.log"; then
+        echo "demo: OK"
+        exit 0
+    fi
+    echo "demo: pushsim did not confirm the answer:" >&2
+    cat "$DIR/sim.log" "$DIR/agent.log" >&2
+    exit 1
+fi
+
+cat <<TXT
+
+A push is waiting. In another terminal, type:
+
+    export PUSHAGENT_SOCKET=$SOCKET
+    $BIN/pushctl list
+    $BIN/pushctl approve $ID        (or: $BIN/pushctl deny $ID)
+
+pushsim prints below that it received and verified the answer.
+Send another push: $BIN/pushsim forgerock push --sim $SIM [--type challenge]
+Logs are in $DIR. Press Ctrl-C to stop everything.
+
+TXT
+tail -n 0 -f "$DIR/sim.log" &
+pids+=($!)
+wait "${pids[0]}"
