@@ -70,21 +70,28 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
 
+        // The programs' shared entry point (exit codes of DESIGN.md §5/§6.1).
+        .target(name: "CommandSupport", dependencies: [
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
         // Starts the real programs on loopback for the integration tests and the benchmark.
         .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlAPI"], swiftSettings: swiftSettings),
 
         // Thin executables
         .executableTarget(name: "pushagentd", dependencies: [
+            "CommandSupport",
             "PushAgentDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushctl", dependencies: [
-            "ControlAPI", "CurlHTTP", "PushAgentCore",
+            "ControlAPI", "CurlHTTP", "PushAgentCore", "CommandSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushrelay", dependencies: [
+            "CommandSupport",
             "PushRelay", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushsim", dependencies: [
+            "CommandSupport",
             "PushSim", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushbench", dependencies: [
@@ -99,6 +106,8 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "CurlHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushAgentDaemonTests", dependencies: ["PushAgentDaemon", "PushAgentStore", "PushAgentCore"],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: [
             "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore",
         ], swiftSettings: swiftSettings),

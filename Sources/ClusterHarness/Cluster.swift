@@ -70,8 +70,8 @@ public final class Cluster: @unchecked Sendable {
     }
 
     /// Runs pushctl against this cluster's daemon.
-    public func pushctl(_ arguments: [String], asUser user: String? = nil) throws -> CommandResult {
-        try CommandResult.run(Binaries.path("pushctl"), ["--socket", socketPath] + arguments, asUser: user)
+    public func pushctl(_ arguments: [String], asUID uid: UInt32? = nil) throws -> CommandResult {
+        try CommandResult.run(Binaries.path("pushctl"), ["--socket", socketPath] + arguments, asUID: uid)
     }
 
     static func freePort() throws -> Int {

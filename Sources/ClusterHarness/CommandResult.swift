@@ -6,12 +6,12 @@ public struct CommandResult: Sendable {
     public var stdout: String
     public var stderr: String
 
-    /// Runs a command to completion; with `asUser`, as that user through setpriv (needs root).
-    public static func run(_ executable: String, _ arguments: [String], asUser user: String? = nil) throws -> CommandResult {
+    /// Runs a command to completion; with `asUID`, as that uid (and the same gid) through setpriv (needs root).
+    public static func run(_ executable: String, _ arguments: [String], asUID uid: UInt32? = nil) throws -> CommandResult {
         let process = Process()
-        if let user {
+        if let uid {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(user)", "--regid=\(user)", "--clear-groups", executable] + arguments
+            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", executable] + arguments
         } else {
             process.executableURL = URL(fileURLWithPath: executable)
             process.arguments = arguments

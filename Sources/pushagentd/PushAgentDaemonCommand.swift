@@ -1,10 +1,15 @@
 import ArgumentParser
+import CommandSupport
 import Foundation
 import Logging
 import PushAgentDaemon
 import SystemdSupport
 
 @main
+enum PushAgentDaemonMain {
+    static func main() async { await CommandEntry.main(PushAgentDaemonCommand.self, name: "pushagentd") }
+}
+
 struct PushAgentDaemonCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushagentd",

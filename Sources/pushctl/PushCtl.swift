@@ -1,8 +1,16 @@
 import ArgumentParser
+import CommandSupport
 import ControlAPI
 import Foundation
 
 @main
+enum PushCtlMain {
+    static func main() async {
+        await CommandEntry.main(PushCtl.self, name: "pushctl",
+                                arguments: GlobalOptions.movedAfterSubcommand(Array(CommandLine.arguments.dropFirst())))
+    }
+}
+
 struct PushCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushctl",
@@ -20,6 +28,25 @@ struct GlobalOptions: ParsableArguments {
     @Option(help: "Control socket (default: $PUSHAGENT_SOCKET, the user daemon's, else /run/pushagent/pushagentd.sock).")
     var socket: String?
     @Flag(help: "Print the API's JSON.") var json = false
+
+    /// `pushctl --socket S --json list` is the documented form; the parser wants options after the subcommand.
+    static func movedAfterSubcommand(_ arguments: [String]) -> [String] {
+        var globals: [String] = []
+        var rest = arguments[...]
+        while let first = rest.first {
+            if first == "--json" || first.hasPrefix("--socket=") {
+                globals.append(first)
+                rest = rest.dropFirst()
+            } else if first == "--socket", rest.count >= 2 {
+                globals += rest.prefix(2)
+                rest = rest.dropFirst(2)
+            } else {
+                break
+            }
+        }
+        guard let command = rest.first else { return arguments }
+        return [command] + globals + rest.dropFirst()
+    }
 
     var client: ControlClient { ControlClient(socketPath: ControlSocket.clientPath(explicit: socket)) }
 

@@ -18,8 +18,9 @@ struct ForgeRockCommand: AsyncParsableCommand {
 }
 
 /// A failure at run time (exit 1), as opposed to a usage error (exit 2).
-struct CommandFailure: Error {
+struct CommandFailure: Error, CustomStringConvertible {
     var message: String
+    var description: String { message }
 }
 
 /// Flags that must be http(s) URLs.

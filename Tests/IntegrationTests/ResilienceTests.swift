@@ -7,6 +7,9 @@ import Testing
 /// Crashes, relay outages and access control, with the real processes.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct ResilienceTests {
+    /// `nobody`: neither root, nor the daemon's user, nor an operator.
+    static let nobody: UInt32 = 65534
+
     @Test(arguments: ["kill-before-commit", "kill-after-commit"])
     func killNineBetweenReceiveAndAckLeavesExactlyOneApproval(fault: String) async throws {
         let cluster = try await Cluster()
@@ -81,10 +84,10 @@ struct ResilienceTests {
             chmod(cluster.directory, 0o755)
             chmod(cluster.socketPath, 0o666)
 
-            let list = try cluster.pushctl(["list"], asUser: "nobody")
+            let list = try cluster.pushctl(["list"], asUID: Self.nobody)
             #expect(list.status == 0, "a non-operator can read: \(list.stderr)")
             #expect(list.stdout.contains(approval.id))
-            let approve = try cluster.pushctl(["approve", approval.id], asUser: "nobody")
+            let approve = try cluster.pushctl(["approve", approval.id], asUID: Self.nobody)
             #expect(approve.status == 1)
             #expect(approve.stderr.contains("may read but not approve"), "says why: \(approve.stderr)")
             #expect(try await cluster.client.approval(approval.id).state == .pending)

@@ -1,0 +1,1 @@
+print("pushbench: being rebuilt")

@@ -1,0 +1,88 @@
+import Foundation
+import PushAgentCore
+import PushAgentStore
+import Testing
+
+/// The store's transactional guarantees, on a real SQLite file.
+struct AgentStoreTests {
+    func makeStore() throws -> (AgentStore, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID())").path
+        let store = try AgentStore(directory: directory)
+        return (store, directory)
+    }
+
+    func draft(key: String, expiresIn seconds: TimeInterval = 120) -> ApprovalDraft {
+        ApprovalDraft(provider: .forgerock, accountId: "acc_test", kind: .prompt, numbers: nil, title: "t", message: "m",
+                      context: ApprovalContext(user: "alice"), requestedAt: Date(),
+                      expiresAt: Date().addingTimeInterval(seconds), dedupeKey: key, answerContext: Data("{}".utf8))
+    }
+
+    func register(_ store: AgentStore) async throws {
+        try await store.saveDeviceIdentity(DeviceIdentity(relayURL: "http://r", deviceId: "d", token: "t", secret: "s",
+                                                          registeredAt: Date()), markAccountsForTokenUpdate: false)
+    }
+
+    @Test func filesArePrivate() throws {
+        let (_, directory) = try makeStore()
+        let attributes = try FileManager.default.attributesOfItem(atPath: directory)
+        #expect((attributes[.posixPermissions] as? Int) == 0o700)
+        let file = try FileManager.default.attributesOfItem(atPath: directory + "/agent.sqlite")
+        #expect((file[.posixPermissions] as? Int) == 0o600)
+    }
+
+    @Test func messageEffectAndCursorCommitTogether() async throws {
+        let (store, _) = try makeStore()
+        try await register(store)
+        let outcome = try await store.commitMessage(relayMessageId: "m1", seq: 7, result: .success(draft(key: "k1")), provider: .forgerock)
+        guard case .created(let approval) = outcome else { Issue.record("expected an approval, got \(outcome)"); return }
+        #expect(try await store.cursor() == 7)
+        #expect(try await store.isProcessed(relayMessageId: "m1"))
+        #expect(try await store.approval(matching: approval.id).approval.state == .pending)
+    }
+
+    @Test func redeliveryAndReplayAreAbsorbed() async throws {
+        let (store, _) = try makeStore()
+        try await register(store)
+        _ = try await store.commitMessage(relayMessageId: "m1", seq: 1, result: .success(draft(key: "k1")), provider: .forgerock)
+        let again = try await store.commitMessage(relayMessageId: "m1", seq: 1, result: .success(draft(key: "k1")), provider: .forgerock)
+        let replay = try await store.commitMessage(relayMessageId: "m2", seq: 2, result: .success(draft(key: "k1")), provider: .forgerock)
+        if case .duplicate = again {} else { Issue.record("redelivery must be a duplicate") }
+        if case .duplicate(let id) = replay { #expect(id != nil) } else { Issue.record("a replayed messageId must be a duplicate") }
+        #expect(try await store.approvals(state: nil).count == 1)
+        #expect(try await store.cursor() == 2)
+    }
+
+    @Test func stateMachineRefusesSecondAnswers() async throws {
+        let (store, _) = try makeStore()
+        try await register(store)
+        guard case .created(let approval) = try await store.commitMessage(
+            relayMessageId: "m1", seq: 1, result: .success(draft(key: "k1")), provider: .forgerock) else { return }
+        try await store.transition(approval.id, to: .approving, resolution: Resolution(byUid: 1000))
+        await #expect(throws: StoreError.self) { try await store.transition(approval.id, to: .denying) }
+        let approved = try await store.transition(approval.id, to: .approved)
+        #expect(approved.resolvedAt != nil)
+        #expect(approved.resolution?.byUid == 1000)
+    }
+
+    @Test func expiryAndPrefixLookup() async throws {
+        let (store, _) = try makeStore()
+        try await register(store)
+        guard case .created(let approval) = try await store.commitMessage(
+            relayMessageId: "m1", seq: 1, result: .success(draft(key: "k1", expiresIn: -1)), provider: .forgerock) else { return }
+        #expect(try await store.approval(matching: String(approval.id.prefix(8))).approval.id == approval.id)
+        let expired = try await store.expireDue()
+        #expect(expired.map(\.id) == [approval.id])
+        #expect(try await store.approval(matching: approval.id).approval.state == .expired)
+        await #expect(throws: StoreError.notFound("no approval matches 'apr_zzzz'")) { try await store.approval(matching: "apr_zzzz") }
+    }
+
+    @Test func rejectionsAreAudited() async throws {
+        let (store, _) = try makeStore()
+        try await register(store)
+        _ = try await store.commitMessage(relayMessageId: "bad", seq: 3, result: .failure(PushRejection(.badSignature, "nope")), provider: .forgerock)
+        let entries = try await store.auditEntries(event: "push_rejected")
+        #expect(entries.count == 1)
+        #expect(entries.first?.detail?.contains("bad_signature") == true)
+        #expect(try await store.cursor() == 3, "a rejected push is acknowledged too")
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+@testable import PushAgentDaemon
+import Testing
+
+struct ConfigLoaderTests {
+    let userEnvironment = ["HOME": "/home/alice", "XDG_RUNTIME_DIR": "/run/user/1000"]
+
+    func file(_ text: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pushagentd-\(UUID()).toml").path
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    func overrides(config: String? = nil, relay: String? = nil, stateDir: String? = nil) -> ConfigLoader.Overrides {
+        .init(configFile: config, stateDirectory: stateDir, socketPath: nil, relayURL: relay, relayRegistrationKey: nil, operators: [])
+    }
+
+    @Test func userModeUsesXDGDirectories() throws {
+        let config = try ConfigLoader.load(overrides(relay: "http://relay:8470/"), environment: userEnvironment, isRoot: false)
+        #expect(config.stateDirectory == "/home/alice/.local/state/pushagent")
+        #expect(config.socketPath == "/run/user/1000/pushagent/pushagentd.sock")
+        #expect(config.relayURL == "http://relay:8470", "a trailing slash is dropped")
+    }
+
+    @Test func systemModeUsesSystemPaths() throws {
+        let config = try ConfigLoader.load(overrides(relay: "http://relay"), environment: ["PUSHAGENT_LOG_LEVEL": "debug"], isRoot: true)
+        #expect(config.stateDirectory == "/var/lib/pushagent")
+        #expect(config.socketPath == "/run/pushagent/pushagentd.sock")
+        #expect(config.logLevel == .debug)
+    }
+
+    @Test func fileThenEnvironmentThenFlags() throws {
+        let path = try file("""
+        relay_url = "http://from-file"
+        operators = ["alice", "@wheel"]
+        poll_wait_seconds = 20
+        """)
+        let config = try ConfigLoader.load(overrides(config: path, relay: "http://from-flag"),
+                                           environment: ["PUSHAGENT_POLL_WAIT_SECONDS": "45"], isRoot: false)
+        #expect(config.relayURL == "http://from-flag")
+        #expect(config.operators == ["alice", "@wheel"])
+        #expect(config.pollWaitSeconds == 45)
+        #expect(config.source == path)
+    }
+
+    @Test func unknownKeyNamesTheKey() throws {
+        let path = try file("relay_ur = \"http://x\"\n")
+        #expect { try ConfigLoader.load(overrides(config: path), environment: [:], isRoot: false) } throws: { error in
+            "\(error)".contains("unknown key 'relay_ur'")
+        }
+    }
+
+    @Test func badValuesSayWhereTheyCameFrom() throws {
+        #expect { try ConfigLoader.load(overrides(relay: "ftp://x"), environment: [:], isRoot: false) } throws: { error in
+            "\(error)".contains("--relay") && "\(error)".contains("http(s)")
+        }
+        #expect { try ConfigLoader.load(overrides(relay: "http://x"), environment: ["PUSHAGENT_POLL_WAIT_SECONDS": "600"], isRoot: false) } throws: { error in
+            "\(error)".contains("PUSHAGENT_POLL_WAIT_SECONDS")
+        }
+        let path = try file("relay_url = [\n")
+        #expect { try ConfigLoader.load(overrides(config: path), environment: [:], isRoot: false) } throws: { error in
+            "\(error)".contains(path) && "\(error)".contains("line")
+        }
+    }
+
+    @Test func missingRelayURLSaysHowToSetIt() throws {
+        #expect { try ConfigLoader.load(overrides(), environment: userEnvironment, isRoot: false) } throws: { error in
+            "\(error)".contains("relay_url is not set") && "\(error)".contains("--relay")
+        }
+    }
+
+    @Test func backoffGrowsWithJitterUpToTheMaximum() {
+        var backoff = Backoff(initial: 1, maximum: 8)
+        let delays = (0..<6).map { _ in backoff.next() }
+        #expect(delays[0] >= 0.5 && delays[0] <= 1)
+        #expect(delays[3] >= 4 && delays[3] <= 8)
+        #expect(delays[5] >= 4 && delays[5] <= 8, "capped at the maximum")
+        backoff.reset()
+        #expect(backoff.next() <= 1)
+    }
+}
