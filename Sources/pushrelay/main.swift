@@ -40,7 +40,7 @@ struct PushRelayCommand: ParsableCommand {
         if configFile != nil || FileManager.default.fileExists(atPath: fileName) {
             // FileHandle rather than String(contentsOfFile:), which refuses /dev/null (a way to skip the default file).
             guard let handle = FileHandle(forReadingAtPath: fileName), let data = try? handle.readToEnd() ?? Data() else {
-                throw RelayConfigError("--config: cannot read \(fileName)")
+                throw RelayConfigError("\(configFile == nil ? "" : "--config: ")cannot read \(fileName)")
             }
             file = try RelayFileConfig.parse(String(decoding: data, as: UTF8.self), fileName: fileName)
         }

@@ -42,6 +42,79 @@ struct ResilienceTests {
         await cluster.stopAll()
     }
 
+    @Test func sigtermExitsCleanlyAndStateSurvives() async throws {
+        let cluster = try await Cluster()
+        do {
+            try await cluster.startDaemon()
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            _ = try await sim.push(message: "still here after a restart")
+            try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
+
+            let started = ContinuousClock.now
+            cluster.daemon?.signal(SIGTERM)
+            let exit = try #require(try await cluster.daemon?.waitForExit())
+            #expect(!exit.signaled && exit.status == 0, "SIGTERM ends pushagentd with status 0")
+            #expect(ContinuousClock.now - started < .seconds(3), "a waiting long-poll does not hold the shutdown")
+            #expect(!FileManager.default.fileExists(atPath: cluster.socketPath), "the socket is removed")
+
+            try await cluster.startDaemon()
+            let approvals = try await cluster.client.approvals(state: .pending)
+            #expect(approvals.map(\.message) == ["still here after a restart"])
+            #expect(try await cluster.client.accounts().count == 1)
+        } catch {
+            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
+            await cluster.stopAll()
+            throw error
+        }
+        await cluster.stopAll()
+    }
+
+    @Test func providerDownRetriesUntilExpiryThenFails() async throws {
+        let cluster = try await Cluster()
+        do {
+            try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_ANSWER_WAIT_SECONDS": "1"])
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            _ = try await sim.push(ttl: 6)
+            try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
+            let approval = try #require(try await cluster.client.approvals(state: .pending).first)
+            await cluster.sim.stop()
+
+            let approve = try cluster.pushctl(["approve", approval.id])
+            #expect(approve.status == 0, "accepted locally: \(approve.stderr)")
+            #expect(approve.stdout.contains("still sending"), "says the answer is in flight: \(approve.stdout)")
+            try await eventually("the answer gives up at expiry", timeout: .seconds(15)) {
+                try await cluster.client.approval(approval.id).state == .failed
+            }
+            let failed = try await cluster.client.approval(approval.id)
+            #expect(failed.error?.contains("could not be reached") == true, "error: \(failed.error ?? "")")
+            #expect(cluster.daemon?.text.contains("retrying") == true, "each retry is logged")
+        } catch {
+            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
+            await cluster.stopAll()
+            throw error
+        }
+        await cluster.stopAll()
+    }
+
+    @Test func secondDaemonOnTheSameStateRefusesToStart() async throws {
+        let cluster = try await Cluster()
+        do {
+            try await cluster.startDaemon()
+            let second = try ManagedProcess(name: "second pushagentd", executable: Binaries.path("pushagentd"), arguments: [
+                "--state-dir", cluster.stateDirectory, "--socket", cluster.directory + "/second.sock", "--relay", cluster.relayURL])
+            let exit = try await second.waitForExit()
+            #expect(exit.status == 1)
+            #expect(second.text.contains("already running"), "says why: \(second.text)")
+            #expect(try await cluster.client.status().relay.state == .connected, "the first one is untouched")
+        } catch {
+            await cluster.stopAll()
+            throw error
+        }
+        await cluster.stopAll()
+    }
+
     @Test func daemonRecoversWhenTheRelayComesUpLater() async throws {
         let cluster = try await Cluster(startRelay: false)
         do {
