@@ -26,7 +26,7 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// The host as it appears in a URL.
-    public var urlHost: String { host.contains(":") ? "[\(host)]" : host }
+    var urlHost: String { host.contains(":") ? "[\(host)]" : host }
 
     public var description: String { "\(urlHost):\(port)" }
 }
