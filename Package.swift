@@ -95,7 +95,7 @@ let package = Package(
             "PushSim", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushbench", dependencies: [
-            "ClusterHarness", "ControlAPI",
+            "ClusterHarness", "ControlAPI", "CommandSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
 

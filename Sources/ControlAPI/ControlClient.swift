@@ -55,6 +55,41 @@ public struct ControlClient: Sendable {
         try await (get("/v1/history?limit=\(limit)") as HistoryResponse).entries
     }
 
+    /// The daemon's event stream, one event per NDJSON line, until the daemon stops or the caller's task is cancelled.
+    public func events() async throws -> AsyncThrowingStream<ControlEvent, any Error> {
+        let lines = try await eventLines()
+        return AsyncThrowingStream { continuation in
+            let reader = Task {
+                do {
+                    for try await line in lines {
+                        do { continuation.yield(try ControlJSON.decoder().decode(ControlEvent.self, from: line)) }
+                        catch { throw ControlClientError.badResponse("an event that is not JSON: \(error)") }
+                    }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in reader.cancel() }
+        }
+    }
+
+    /// The event stream's raw NDJSON lines, for `--json` output.
+    public func eventLines() async throws -> AsyncThrowingStream<Data, any Error> {
+        // The stream is open-ended: only the connection is bounded in time.
+        let request = HTTPRequest(url: "http://localhost/v1/events", unixSocketPath: socketPath,
+                                  timeout: .seconds(100 * 365 * 86_400), connectTimeout: .seconds(3))
+        let response: HTTPStreamResponse
+        do { response = try await http.stream(request) }
+        catch let error as HTTPClientError { throw ControlClientError.unreachable(socketPath: socketPath, cause: "\(error)") }
+        guard response.status == 200 else {
+            var body = Data()
+            for try await chunk in response.body { body.append(chunk) }
+            throw Self.failure(status: response.status, body: body)
+        }
+        return response.lines
+    }
+
     /// The raw JSON of a GET, for `--json` output.
     public func rawGet(_ path: String) async throws -> Data { try await perform("GET", path, body: nil) }
 
@@ -80,13 +115,15 @@ public struct ControlClient: Sendable {
         let response: HTTPResponse
         do { response = try await http.send(request) }
         catch let error as HTTPClientError { throw ControlClientError.unreachable(socketPath: socketPath, cause: "\(error)") }
-        guard (200..<300).contains(response.status) else {
-            if let body = try? ControlJSON.decoder().decode(ErrorBody.self, from: response.body) {
-                throw ControlClientError.api(status: response.status, body.error)
-            }
-            throw ControlClientError.badResponse("HTTP \(response.status): \(response.text.prefix(200))")
-        }
+        guard (200..<300).contains(response.status) else { throw Self.failure(status: response.status, body: response.body) }
         return response.body
+    }
+
+    private static func failure(status: Int, body: Data) -> ControlClientError {
+        if let decoded = try? ControlJSON.decoder().decode(ErrorBody.self, from: body) {
+            return .api(status: status, decoded.error)
+        }
+        return .badResponse("HTTP \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
     }
 
     private func escape(_ id: String) -> String {

@@ -1,4 +1,5 @@
 import CCurl
+import Foundation
 
 /// The project's one HTTP client: libcurl's multi interface on a dedicated thread, async on top.
 public final class CurlHTTPClient: Sendable {
@@ -21,7 +22,22 @@ public final class CurlHTTPClient: Sendable {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let transfer = try Transfer(request)
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { loop.submit(transfer, $0) }
+            try await withCheckedThrowingContinuation { loop.submit(transfer, .whole($0)) }
+        } onCancel: {
+            loop.cancel(transfer)
+        }
+    }
+
+    /// Returns once the status and headers are in; the body then arrives chunk by chunk (event streams, NDJSON).
+    /// `maxResponseBytes` does not apply. Ending the body's iteration (or cancelling its task) aborts the transfer.
+    public func stream(_ request: HTTPRequest) async throws -> HTTPStreamResponse {
+        let transfer = try Transfer(request)
+        let (stream, body) = AsyncThrowingStream<Data, any Error>.makeStream()
+        body.onTermination = { [loop] _ in loop.cancel(transfer) }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { head in
+                loop.submit(transfer, .stream(StreamSink(head: head, stream: stream, body: body)))
+            }
         } onCancel: {
             loop.cancel(transfer)
         }

@@ -9,7 +9,7 @@ import Foundation
 /// reports every inbox access as a race.
 final class MultiLoop: @unchecked Sendable {
     private enum Command {
-        case add(Transfer, CheckedContinuation<HTTPResponse, any Error>)
+        case add(Transfer, Delivery)
         case cancel(Transfer)
     }
 
@@ -31,9 +31,9 @@ final class MultiLoop: @unchecked Sendable {
         thread.start()
     }
 
-    func submit(_ transfer: Transfer, _ continuation: CheckedContinuation<HTTPResponse, any Error>) {
-        if !post(.add(transfer, continuation)) {
-            continuation.resume(throwing: HTTPClientError.clientShutDown)
+    func submit(_ transfer: Transfer, _ delivery: Delivery) {
+        if !post(.add(transfer, delivery)) {
+            delivery.complete(.failure(HTTPClientError.clientShutDown))
         }
     }
 
@@ -83,20 +83,20 @@ final class MultiLoop: @unchecked Sendable {
 
     private func apply(_ command: Command) {
         switch command {
-        case .add(let transfer, let continuation):
+        case .add(let transfer, let delivery):
             if case .cancelledBeforeStart = transfer.phase {
                 transfer.phase = .finished
-                continuation.resume(throwing: CancellationError())
+                delivery.complete(.failure(CancellationError()))
                 return
             }
             let code = curl_multi_add_handle(multi, transfer.handle)
             guard code == CURLM_OK else {
                 transfer.phase = .finished
-                continuation.resume(throwing: HTTPClientError.transport(
-                    code: Int(code.rawValue), message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))"))
+                delivery.complete(.failure(HTTPClientError.transport(
+                    code: Int(code.rawValue), message: "curl_multi_add_handle: \(String(cString: curl_multi_strerror(code)))")))
                 return
             }
-            transfer.phase = .running(continuation)
+            transfer.phase = .running(delivery)
             running[transfer.handle] = transfer
         case .cancel(let transfer):
             switch transfer.phase {
@@ -120,10 +120,10 @@ final class MultiLoop: @unchecked Sendable {
 
     /// Removing the easy handle is what really aborts a transfer still in progress.
     private func finish(_ transfer: Transfer, with result: Result<HTTPResponse, any Error>) {
-        guard case .running(let continuation) = transfer.phase else { return }
+        guard case .running(let delivery) = transfer.phase else { return }
         curl_multi_remove_handle(multi, transfer.handle)
         running[transfer.handle] = nil
         transfer.phase = .finished
-        continuation.resume(with: result)
+        delivery.complete(result)
     }
 }

@@ -9,7 +9,7 @@ final class Transfer: @unchecked Sendable {
         case built
         /// The cancel command overtook the add command (the task was cancelled before it was sent).
         case cancelledBeforeStart
-        case running(CheckedContinuation<HTTPResponse, any Error>)
+        case running(Delivery)
         case finished
     }
 
@@ -113,6 +113,11 @@ final class Transfer: @unchecked Sendable {
     }
 
     private func receiveBody(_ chunk: UnsafeRawBufferPointer) -> Int {
+        if case .running(.stream(let sink)) = phase {
+            sink.deliverHead(status: responseStatus, headers: receivedHeaders)
+            sink.body.yield(Data(chunk))
+            return chunk.count
+        }
         guard receivedBody.count + chunk.count <= maxResponseBytes else {
             exceededLimit = true
             return 0  // makes curl abort the transfer with CURLE_WRITE_ERROR
@@ -126,6 +131,9 @@ final class Transfer: @unchecked Sendable {
         if line.hasPrefix("HTTP/") {
             // A new status line: what came before belonged to an interim (1xx) response.
             receivedHeaders.removeAll()
+        } else if line.isEmpty, case .running(.stream(let sink)) = phase, responseStatus >= 200 {
+            // The end of the final response's headers: a stream's reader can start before any body arrives.
+            sink.deliverHead(status: responseStatus, headers: receivedHeaders)
         } else if let colon = line.firstIndex(of: ":") {
             receivedHeaders.append((name: String(line[..<colon]),
                                     value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)))
@@ -144,9 +152,65 @@ final class Transfer: @unchecked Sendable {
             let message = errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
             return .failure(HTTPClientError(curlCode: code, curlMessage: message, osErrno: osErrno, target: target))
         }
+        return .success(HTTPResponse(status: responseStatus, headers: receivedHeaders, body: receivedBody))
+    }
+
+    private var responseStatus: Int {
         var status = 0
         _ = ccurl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &status)
-        return .success(HTTPResponse(status: status, headers: receivedHeaders, body: receivedBody))
+        return status
+    }
+}
+
+/// Where a finished (or streaming) transfer's response goes.
+enum Delivery {
+    /// The whole response at the end.
+    case whole(CheckedContinuation<HTTPResponse, any Error>)
+    /// The status and headers as soon as they are in, then the body chunk by chunk.
+    case stream(StreamSink)
+
+    func complete(_ result: Result<HTTPResponse, any Error>) {
+        switch self {
+        case .whole(let continuation): continuation.resume(with: result)
+        case .stream(let sink): sink.complete(result)
+        }
+    }
+}
+
+/// A streamed response's two halves; touched only on the loop thread once the transfer runs.
+final class StreamSink: @unchecked Sendable {
+    let body: AsyncThrowingStream<Data, any Error>.Continuation
+    private var head: CheckedContinuation<HTTPStreamResponse, any Error>?
+    /// Handed to the reader with the head, and not kept: the reader dropping it must be able to end the transfer.
+    private var stream: AsyncThrowingStream<Data, any Error>?
+
+    init(head: CheckedContinuation<HTTPStreamResponse, any Error>,
+         stream: AsyncThrowingStream<Data, any Error>, body: AsyncThrowingStream<Data, any Error>.Continuation) {
+        self.head = head
+        self.stream = stream
+        self.body = body
+    }
+
+    func deliverHead(status: Int, headers: [(name: String, value: String)]) {
+        guard let head, let stream else { return }
+        head.resume(returning: HTTPStreamResponse(status: status, headers: headers, body: stream))
+        self.head = nil
+        self.stream = nil
+    }
+
+    func complete(_ result: Result<HTTPResponse, any Error>) {
+        switch result {
+        case .success(let response):
+            deliverHead(status: response.status, headers: response.headers)
+            body.finish()
+        case .failure(let error):
+            if let head {
+                head.resume(throwing: error)
+                self.head = nil
+                stream = nil
+            }
+            body.finish(throwing: error)
+        }
     }
 }
 

@@ -1,1 +1,3 @@
-print("pushbench: being rebuilt")
+import CommandSupport
+
+await CommandEntry.main(PushBench.self, name: "pushbench")

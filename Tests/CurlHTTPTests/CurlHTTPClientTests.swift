@@ -229,3 +229,57 @@ private func temporaryDirectory() throws -> URL {
         #expect(error?.description.contains("shut down") == true)
     }
 }
+
+@Suite struct Streaming {
+    @Test func linesArriveBeforeTheResponseEnds() async throws {
+        try await TestServer.withTCP { port in
+            let response = try await client.stream(HTTPRequest(url: "http://127.0.0.1:\(port)/lines?ms=300&count=3"))
+            #expect(response.status == 200)
+            #expect(response.header("content-type") == "application/x-ndjson")
+            let clock = ContinuousClock()
+            let start = clock.now
+            var lines: [String] = []
+            var firstAfter: Duration?
+            for try await line in response.lines {
+                lines.append(String(decoding: line, as: UTF8.self))
+                firstAfter = firstAfter ?? clock.now - start
+            }
+            #expect(lines == ["line 1", "line 2", "line 3"])
+            #expect(try #require(firstAfter) < .milliseconds(250), "the first line is read while the server still writes")
+        }
+    }
+
+    @Test func cancellingTheReaderEndsAnEndlessStreamAtOnce() async throws {
+        try await TestServer.withTCP { port in
+            let response = try await client.stream(HTTPRequest(url: "http://127.0.0.1:\(port)/lines?ms=50&count=0"))
+            let reader = Task {
+                var count = 0
+                for try await _ in response.lines { count += 1 }
+                return count
+            }
+            try await Task.sleep(for: .milliseconds(200))
+            let (waited, _) = await elapsed {
+                reader.cancel()
+                _ = try? await reader.value
+            }
+            #expect(waited < .milliseconds(500), "cancellation ended the transfer after \(waited)")
+            // The client is still usable: the aborted transfer left nothing behind.
+            #expect(try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/hello")).text == "hello")
+        }
+    }
+
+    @Test func errorStatusArrivesAsAHeadWithItsBody() async throws {
+        try await TestServer.withTCP { port in
+            let response = try await client.stream(HTTPRequest(url: "http://127.0.0.1:\(port)/no-such-route"))
+            #expect(response.status == 404)
+            for try await _ in response.body {}
+        }
+    }
+
+    @Test func connectFailureIsThrownBeforeAnyHead() async throws {
+        let port = try await TestServer.withTCP { $0 }
+        await #expect(throws: HTTPClientError.self) {
+            _ = try await client.stream(HTTPRequest(url: "http://127.0.0.1:\(port)/lines", connectTimeout: .seconds(2)))
+        }
+    }
+}

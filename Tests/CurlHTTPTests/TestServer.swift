@@ -80,6 +80,20 @@ enum TestServer {
                 try await writer.finish(nil)
             })
         }
+        // One line every `ms` milliseconds, `count` lines, then the end; `count=0` streams until the client leaves.
+        router.get("/lines") { request, _ in
+            let ms = request.uri.queryParameters.get("ms", as: Int.self) ?? 10
+            let count = request.uri.queryParameters.get("count", as: Int.self) ?? 0
+            return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: ResponseBody { writer in
+                var line = 0
+                while count == 0 || line < count {
+                    line += 1
+                    try await writer.write(ByteBuffer(string: "line \(line)\n"))
+                    try await Task.sleep(for: .milliseconds(ms))
+                }
+                try await writer.finish(nil)
+            })
+        }
         return router
     }
 }

@@ -65,6 +65,36 @@ struct ForgeRockEndToEndTests {
         }
     }
 
+    @Test func watchPrintsEventsAsTheyHappen() async throws {
+        try await Self.withEnrolledCluster { cluster, sim in
+            let watch = try ManagedProcess(name: "pushctl watch", executable: Binaries.path("pushctl"),
+                                           arguments: ["--socket", cluster.socketPath, "watch"])
+            let json = try ManagedProcess(name: "pushctl --json watch", executable: Binaries.path("pushctl"),
+                                          arguments: ["--socket", cluster.socketPath, "--json", "watch"])
+            // The stream opens with the relay's state: from then on no event is missed.
+            try await eventually("both watchers are subscribed") {
+                watch.text.contains("relay.state relay connected") && json.text.contains(#""type":"relay.state""#)
+            }
+            _ = try await sim.push(type: "challenge", message: "Watched sign-in")
+            let approval = try #require(try await Self.pending(cluster).first)
+            try await eventually("watch prints the new approval") {
+                watch.text.contains("approval.created \(approval.id) pending: Watched sign-in (choose: ")
+            }
+            try await eventually("--json watch prints the event as NDJSON") {
+                json.text.split(separator: "\n").contains { line in
+                    line.hasPrefix("{") && line.contains(#""type":"approval.created""#) && line.contains(approval.id)
+                }
+            }
+            _ = try cluster.pushctl(["deny", approval.id])
+            try await eventually("watch prints the answer") { watch.text.contains("\(approval.id) denied") }
+
+            await cluster.daemon?.stop()
+            let exit = try await watch.waitForExit()
+            #expect(exit.status == 0 && !exit.signaled, "watch ends with the daemon: \(watch.text)")
+            await json.stop()
+        }
+    }
+
     @Test func denyPush() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
             let push = try await sim.push()

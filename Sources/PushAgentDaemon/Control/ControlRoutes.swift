@@ -107,12 +107,18 @@ struct ControlRoutes: Sendable {
         return Array((resolved + rejected).sorted { $0.at > $1.at }.prefix(limit))
     }
 
-    /// NDJSON, one event per line, until the client goes away or the daemon stops.
+    /// NDJSON, one event per line, until the client goes away or the daemon stops. The first line is the relay's
+    /// current state, so a subscriber knows it is live (nothing published after that line is missed).
     private func eventStream() -> Response {
         let events = self.events
+        let relayState = self.relayState
         return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: ResponseBody { writer in
             let encoder = ControlJSON.encoder()
-            for await event in await events.subscribe() {
+            let subscription = await events.subscribe()
+            var line = try encoder.encode(ControlEvent(type: .relayState, relay: relayState.current))
+            line.append(0x0A)
+            try await writer.write(ByteBuffer(bytes: line))
+            for await event in subscription {
                 var line = try encoder.encode(event)
                 line.append(0x0A)
                 try await writer.write(ByteBuffer(bytes: line))

@@ -1,0 +1,46 @@
+import ArgumentParser
+import ControlAPI
+import Foundation
+import PushAgentCore
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Print the daemon's events as they happen (approvals created and answered, relay state, accounts).",
+        discussion: "Runs until the daemon stops (exit 0) or Ctrl-C. With --json, prints the API's NDJSON lines.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run { client in
+            if global.json {
+                for try await line in try await client.eventLines() {
+                    FileHandle.standardOutput.write(line + Data("\n".utf8))
+                }
+                return
+            }
+            for try await event in try await client.events() {
+                // Written unbuffered, so a pipe reader sees each event as it happens.
+                FileHandle.standardOutput.write(Data((Self.describe(event) + "\n").utf8))
+            }
+        }
+    }
+
+    static func describe(_ event: ControlEvent) -> String {
+        let time = event.at.formatted(.iso8601.time(includingFractionalSeconds: false))
+        let what: String
+        if let approval = event.approval {
+            var line = "\(approval.id) \(approval.state.rawValue): \(approval.message)"
+            if event.type == .approvalCreated, let numbers = approval.numbers {
+                line += " (choose: \(numbers.joined(separator: ", ")))"
+            }
+            if let error = approval.error { line += " — \(error)" }
+            what = line
+        } else if let relay = event.relay {
+            what = "relay \(relay.state.rawValue)" + (relay.lastError.map { ": \($0)" } ?? "")
+        } else if let account = event.account {
+            what = "account \(account.id) (\(account.issuer): \(account.name))"
+        } else {
+            what = ""
+        }
+        return "\(time) \(event.type.rawValue) \(what)"
+    }
+}
