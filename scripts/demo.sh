@@ -42,7 +42,7 @@ listening_url() {
 pids+=($!)
 RELAY=$(listening_url "$DIR/relay.log" "pushrelay listening on ")
 
-"$BIN/pushsim" forgerock serve --listen 127.0.0.1:0 --relay "$RELAY" --sender-key "$KEY" --project "$PROJECT" >"$DIR/sim.log" 2>&1 &
+"$BIN/pushsim" serve --listen 127.0.0.1:0 --relay "$RELAY" --sender-key "$KEY" --project "$PROJECT" >"$DIR/sim.log" 2>&1 &
 pids+=($!)
 SIM=$(listening_url "$DIR/sim.log" "pushsim listening on ")
 

@@ -32,7 +32,7 @@ public final class Cluster: @unchecked Sendable {
             relayURL = "http://127.0.0.1:\(try Self.freePort())"
         }
         sim = try ManagedProcess(name: "pushsim", executable: Binaries.path("pushsim"), arguments: [
-            "forgerock", "serve", "--listen", "127.0.0.1:0", "--relay", relayURL,
+            "serve", "--listen", "127.0.0.1:0", "--relay", relayURL,
             "--sender-key", Self.senderKey, "--project", Self.project])
         simURL = try await sim.waitForLine(startingWith: "pushsim listening on ")
     }

@@ -7,7 +7,7 @@ struct PushSimCommand: AsyncParsableCommand {
         commandName: "pushsim",
         abstract: "An identity-provider emulator: issues enrollment URIs, sends signed pushes through the relay, "
             + "and verifies the agent's answers.",
-        subcommands: [ForgeRockCommand.self])
+        subcommands: [ServeAll.self, ForgeRockCommand.self])
 }
 
 struct ForgeRockCommand: AsyncParsableCommand {
@@ -32,7 +32,7 @@ func validateHTTPURL(_ value: String, flag: String) throws {
 
 /// `--sim URL` of the client subcommands.
 struct SimOption: ParsableArguments {
-    @Option(help: ArgumentHelp("Base URL of a running `pushsim forgerock serve`.", valueName: "url"))
+    @Option(help: ArgumentHelp("Base URL of a running `pushsim serve` (or `pushsim <provider> serve`).", valueName: "url"))
     var sim: String
 
     func validate() throws { try validateHTTPURL(sim, flag: "--sim") }

@@ -1,7 +1,8 @@
 import CurlHTTP
 import Foundation
 
-/// The admin API from the outside, for `pushsim forgerock enroll-uri|push|answers`.
+/// The admin API from the outside, for the client subcommands (`pushsim forgerock enroll-uri|push|answers`, …).
+/// Each role adds its calls in an extension, in its folder.
 public struct SimAdminClient: Sendable {
     public let baseURL: String
 
@@ -28,7 +29,7 @@ public struct SimAdminClient: Sendable {
         return reply.answers
     }
 
-    private func send<Reply: Decodable>(_ method: String, _ path: String, body: (some Encodable)?,
+    func send<Reply: Decodable>(_ method: String, _ path: String, body: (some Encodable)?,
                                         timeout: Int = 30) async throws(Failure) -> Reply {
         let response: HTTPResponse
         do {

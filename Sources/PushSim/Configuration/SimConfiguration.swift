@@ -24,7 +24,7 @@ public struct SimAddress: Sendable, Equatable, CustomStringConvertible {
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
-/// How `pushsim forgerock serve` runs.
+/// How `pushsim serve` (or `pushsim <provider> serve`) runs.
 public struct SimConfiguration: Sendable {
     public var listen: SimAddress
     /// The relay's base URL; pushes go to `{relay}/v1/projects/{project}/messages:send`.

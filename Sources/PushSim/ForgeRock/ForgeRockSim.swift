@@ -7,13 +7,6 @@ actor ForgeRockSim {
     static let cookie = "amlbcookie=01"
     static let endpointPath = "/openam/json/push/sns/message"
 
-    /// Refusals of the admin API: `status` is the HTTP status to answer with.
-    struct AdminFailure: Error {
-        var status: Int
-        var code: String
-        var message: String
-    }
-
     private struct Enrollment {
         var account: String
         var issuer: String
@@ -38,7 +31,7 @@ actor ForgeRockSim {
     private var enrollments: [String: Enrollment] = [:]
     private var registrations: [String: (registration: SimAdminAPI.Registration, secret: Data)] = [:]
     private var pushes: [String: SentPush] = [:]
-    let answers = AnswerLog()
+    let answers = AnswerLog<SimAdminAPI.Answer>()
 
     init(relay: RelaySender, events: SimEvents) {
         self.relay = relay
@@ -56,7 +49,7 @@ actor ForgeRockSim {
         let account = request.account ?? "alice"
         let issuer = request.issuer ?? "PushSim"
         guard !account.isEmpty, !issuer.isEmpty else {
-            throw AdminFailure(status: 400, code: "invalid_argument", message: "account and issuer must not be empty")
+            throw .invalidArgument("account and issuer must not be empty")
         }
         let enrollment = Enrollment(account: account, issuer: issuer, secret: Self.randomBytes(32),
                                     challenge: Self.randomBytes(32))
@@ -114,11 +107,10 @@ actor ForgeRockSim {
                          secret: Data, now: Date) async throws(AdminFailure) -> SentPush {
         let typeName = request.type ?? "default"
         guard let type = ForgeRockNotification.PushType(rawValue: typeName) else {
-            throw AdminFailure(status: 400, code: "invalid_argument",
-                               message: "type must be default, challenge or biometric, not '\(typeName)'")
+            throw .invalidArgument("type must be default, challenge or biometric, not '\(typeName)'")
         }
         let ttl = request.ttl ?? 120
-        guard ttl > 0 else { throw AdminFailure(status: 400, code: "invalid_argument", message: "ttl must be positive") }
+        guard ttl > 0 else { throw .invalidArgument("ttl must be positive") }
         let issuedAt = request.issuedAtMs.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) } ?? now
         let numbers = type == .challenge ? Self.distinctNumbers(3) : nil
         let challenge = Self.randomBytes(32)
@@ -198,8 +190,10 @@ actor ForgeRockSim {
         let number = claims?.deny == true ? nil : claims?.challengeResponse
         let verdict = error.map { " — refused: \($0)" } ?? " — signature verified"
         events.emit("received \(what) for \(messageId)\(number.map { " (number \($0))" } ?? "")\(verdict)")
-        await answers.append(messageId: messageId, account: account, outcome: outcome, number: number,
-                             verified: claims != nil, error: error)
+        await answers.append {
+            .init(seq: $0, messageId: messageId, account: account, outcome: outcome, number: number,
+                  verified: claims != nil, error: error)
+        }
     }
 
     // MARK: Helpers

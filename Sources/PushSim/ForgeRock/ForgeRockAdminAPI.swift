@@ -1,7 +1,7 @@
 import Foundation
 
-/// The admin API's JSON (snake_case), shared by the server and `pushsim`'s client subcommands.
-public enum SimAdminAPI {
+/// The ForgeRock role's admin API JSON (snake_case), shared by the server and `pushsim forgerock …`.
+extension SimAdminAPI {
     public struct EnrollURIRequest: Codable, Sendable {
         public var account: String?
         public var issuer: String?
@@ -100,26 +100,4 @@ public enum SimAdminAPI {
     public struct RegistrationsResponse: Codable, Sendable {
         public var registrations: [Registration]
     }
-
-    /// `{"error": {"code", "message"}}`, the project's error shape.
-    public struct ErrorResponse: Codable, Sendable {
-        public struct Detail: Codable, Sendable {
-            public var code: String
-            public var message: String
-        }
-        public var error: Detail
-    }
-
-    static let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        encoder.dateEncodingStrategy = .iso8601
-        return encoder
-    }()
-
-    static let decoder: JSONDecoder = {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .iso8601
-        return decoder
-    }()
 }

@@ -1,9 +1,9 @@
 import Foundation
 import ServiceLifecycle
 
-/// Every answer the AM endpoint received, numbered, with long-poll reads: a reader waits (without polling)
-/// until an answer past its cursor arrives, its wait ends, its request is cancelled, or the server shuts down.
-actor AnswerLog {
+/// Every answer a provider endpoint received, numbered from 1, with long-poll reads: a reader waits (without
+/// polling) until an answer past its cursor arrives, its wait ends, its request is cancelled, or the server shuts down.
+actor AnswerLog<Answer: Sendable> {
     private enum Wait {
         case started
         case waiting(CheckedContinuation<Void, Never>)
@@ -11,17 +11,16 @@ actor AnswerLog {
         case woken
     }
 
-    private var answers: [SimAdminAPI.Answer] = []
+    private var answers: [(seq: Int, answer: Answer)] = []
     private var waits: [UUID: Wait] = [:]
 
-    func append(messageId: String, account: String?, outcome: SimAdminAPI.Outcome, number: String?, verified: Bool,
-                error: String?) {
-        answers.append(.init(seq: answers.count + 1, messageId: messageId, account: account, outcome: outcome,
-                             number: number, verified: verified, error: error))
+    /// Records an answer; `make` receives its sequence number.
+    func append(_ make: (Int) -> Answer) {
+        answers.append((answers.count + 1, make(answers.count + 1)))
         for id in waits.keys { wake(id) }
     }
 
-    func answers(after cursor: Int, wait: Duration) async -> [SimAdminAPI.Answer] {
+    func answers(after cursor: Int, wait: Duration) async -> [Answer] {
         if wait > .zero, !answers.contains(where: { $0.seq > cursor }) {
             let id = UUID()
             waits[id] = .started
@@ -43,7 +42,7 @@ actor AnswerLog {
             timer.cancel()
             waits[id] = nil
         }
-        return answers.filter { $0.seq > cursor }
+        return answers.filter { $0.seq > cursor }.map(\.answer)
     }
 
     private func wake(_ id: UUID) {

@@ -1,0 +1,48 @@
+import Foundation
+import Hummingbird
+
+/// A refusal of the admin API: `status` is the HTTP status to answer with.
+struct AdminFailure: Error {
+    var status: Int
+    var code: String
+    var message: String
+
+    static func invalidArgument(_ message: String) -> AdminFailure {
+        AdminFailure(status: 400, code: "invalid_argument", message: message)
+    }
+}
+
+/// The admin routes' common shape: JSON in, JSON out, failures as the project's error body.
+enum AdminReply {
+    /// Long-polls are capped like the relay's, so a client cannot hold a request open indefinitely.
+    static let maximumWait = 60
+
+    static func reply(_ body: () async throws -> some Encodable) async -> Response {
+        do {
+            return JSONReply.make(.ok, try await body())
+        } catch let failure as AdminFailure {
+            return JSONReply.error(failure.status, code: failure.code, failure.message)
+        } catch let bad as JSONReply.BadBody {
+            return JSONReply.error(400, code: "invalid_argument", bad.message)
+        } catch {
+            return JSONReply.error(500, code: "internal", "\(error)")
+        }
+    }
+
+    /// A non-negative whole-number query parameter.
+    static func integer(_ value: Substring?, name: String) throws(AdminFailure) -> Int? {
+        guard let value else { return nil }
+        guard let number = Int(value), number >= 0 else {
+            throw .invalidArgument("'\(name)' must be a non-negative whole number")
+        }
+        return number
+    }
+
+    /// `?after=N&wait=S` of an answers long-poll, the wait capped.
+    static func cursor(_ request: Request) throws(AdminFailure) -> (after: Int, wait: Duration) {
+        let query = request.uri.queryParameters
+        let after = try integer(query["after"], name: "after") ?? 0
+        let wait = min(try integer(query["wait"], name: "wait") ?? 0, maximumWait)
+        return (after, .seconds(wait))
+    }
+}

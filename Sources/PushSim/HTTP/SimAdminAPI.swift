@@ -1,0 +1,27 @@
+import Foundation
+
+/// The admin API's JSON (snake_case), shared by the server and `pushsim`'s client subcommands. Each role adds its
+/// own types in an extension, in its folder.
+public enum SimAdminAPI {
+    /// `{"error": {"code", "message"}}`, the project's error shape.
+    public struct ErrorResponse: Codable, Sendable {
+        public struct Detail: Codable, Sendable {
+            public var code: String
+            public var message: String
+        }
+        public var error: Detail
+    }
+
+    static let encoder: JSONEncoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }()
+
+    static let decoder: JSONDecoder = {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }()
+}
