@@ -27,6 +27,7 @@ let package = Package(
         // C bindings
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        .target(name: "CQRImage", linkerSettings: [.linkedLibrary("zbar"), .linkedLibrary("png16"), .linkedLibrary("jpeg")]),
 
         // Pure logic: models, router, provider decoding/verification/answers, OTP, URI parsing. No I/O.
         .target(name: "PushAgentCore", dependencies: [
@@ -70,6 +71,9 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
 
+        // `pushctl enroll --qr IMAGE`: PNG/JPEG → libzbar.
+        .target(name: "QRImage", dependencies: ["CQRImage"], swiftSettings: swiftSettings),
+
         // The programs' shared entry point (exit codes of DESIGN.md §5/§6.1).
         .target(name: "CommandSupport", dependencies: [
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -83,7 +87,7 @@ let package = Package(
             "PushAgentDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushctl", dependencies: [
-            "ControlAPI", "CurlHTTP", "PushAgentCore", "CommandSupport",
+            "ControlAPI", "CurlHTTP", "PushAgentCore", "CommandSupport", "QRImage",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushrelay", dependencies: [
@@ -105,6 +109,7 @@ let package = Package(
             "CurlHTTP", .product(name: "Hummingbird", package: "hummingbird"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "CurlHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "QRImageTests", dependencies: ["QRImage"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentDaemonTests", dependencies: ["PushAgentDaemon", "PushAgentStore", "PushAgentCore"],
                     swiftSettings: swiftSettings),

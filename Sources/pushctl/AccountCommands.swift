@@ -2,6 +2,7 @@ import ArgumentParser
 import ControlAPI
 import Foundation
 import PushAgentCore
+import QRImage
 
 struct Status: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show the daemon's state: relay connection, device, counts.")
@@ -42,13 +43,31 @@ struct Accounts: AsyncParsableCommand {
 }
 
 struct Enroll: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Enroll an account from its QR-code URI (pushauth://, mfauth://, …).")
+    static let configuration = CommandConfiguration(
+        abstract: "Enroll an account from its QR-code URI (pushauth://, mfauth://, …) or a picture of the QR code.")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "The URI the QR code holds.") var uri: String
+    @Argument(help: "The URI the QR code holds.") var uri: String?
+    @Option(help: ArgumentHelp("A PNG or JPEG picture of the QR code, instead of the URI.", valueName: "image"))
+    var qr: String?
     @Option(help: "A name for the account (default: from the URI).") var name: String?
     @Flag(help: "Parse the URI and show what would be enrolled; contacts nothing (works without a daemon).") var dryRun = false
 
+    func validate() throws {
+        switch (uri, qr) {
+        case (nil, nil): throw ValidationError("give the URI, or --qr IMAGE with a picture of the QR code")
+        case (.some, .some): throw ValidationError("give either the URI or --qr IMAGE, not both")
+        default: break
+        }
+    }
+
     func run() async throws {
+        let uri: String
+        do {
+            uri = try self.uri ?? QRImage.text(inImageAt: qr!)
+        } catch {
+            Output.error("\(error)")
+            throw ExitCode.failure
+        }
         if dryRun {
             do {
                 let parsed = try EnrollmentURI.parse(uri)

@@ -27,6 +27,22 @@ struct PushCtlCLITests {
         #expect(!result.stdout.contains("b3uYLkQ7dRPjBaIzV0t"), "the shared secret is never printed")
     }
 
+    @Test func enrollReadsTheURIFromAQRPicture() throws {
+        let image = FileManager.default.temporaryDirectory.appendingPathComponent("qr-\(UUID()).png").path
+        defer { try? FileManager.default.removeItem(atPath: image) }
+        let encode = try CommandResult.run("/usr/bin/qrencode", ["-o", image, Self.forgeRockURI])
+        try #require(encode.status == 0, "qrencode: \(encode.stderr)")
+        let result = try pushctl(["enroll", "--qr", image, "--dry-run"])
+        #expect(result.status == 0, "dry run from a picture: \(result.stderr)")
+        #expect(result.stdout.contains("dev.openam.example.com"))
+
+        #expect(try pushctl(["enroll", "--qr", image, Self.forgeRockURI]).status == 2, "URI and --qr together")
+        #expect(try pushctl(["enroll"]).status == 2, "neither")
+        let notAPicture = try pushctl(["enroll", "--qr", "/etc/hostname", "--dry-run"])
+        #expect(notAPicture.status == 1)
+        #expect(notAPicture.stderr.contains("not a PNG or JPEG"), "says why: \(notAPicture.stderr)")
+    }
+
     @Test func badURIIsAClearFailure() throws {
         let result = try pushctl(["enroll", "--dry-run", "pushauth://push/x:y?a=aGk"])
         #expect(result.status == 1)
