@@ -13,7 +13,7 @@ struct ProviderHTTP: Sendable {
             response = try await http.send(HTTPRequest(
                 method: request.method, url: request.url,
                 headers: request.headers.map { (name: $0.name, value: $0.value) },
-                body: request.body, timeout: timeout, maxResponseBytes: 1 << 20))
+                body: request.body, timeout: timeout, maxResponseBytes: 1 << 20, verifyTLS: request.verifyTLS))
         } catch let error as HTTPClientError {
             throw .retryable(error.description)
         } catch {
