@@ -1,6 +1,6 @@
 # pushagent — the two commands of README.md: `make demo` and `make test`.
 SWIFT ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool \
+APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool python3-venv \
 	libzbar-dev libpng-dev libjpeg62-turbo-dev qrencode netpbm libjpeg-turbo-progs
 BIN := .build/debug
 

@@ -33,6 +33,7 @@ let package = Package(
         .target(name: "PushAgentCore", dependencies: [
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "_CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         // The one HTTP client (libcurl): daemon outbound calls, pushsim sends, pushctl over the socket.
         .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
@@ -104,7 +105,9 @@ let package = Package(
         ], swiftSettings: swiftSettings),
 
         // Tests
-        .testTarget(name: "PushAgentCoreTests", dependencies: ["PushAgentCore"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushAgentCoreTests", dependencies: [
+            "PushAgentCore", .product(name: "_CryptoExtras", package: "swift-crypto"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "CurlHTTPTests", dependencies: [
             "CurlHTTP", .product(name: "Hummingbird", package: "hummingbird"),
         ], swiftSettings: swiftSettings),

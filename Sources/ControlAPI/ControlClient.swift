@@ -95,7 +95,7 @@ public struct ControlClient: Sendable {
 
     private func get<T: Decodable>(_ path: String) async throws -> T { try await call("GET", path) }
 
-    private func call<T: Decodable>(_ method: String, _ path: String) async throws -> T {
+    func call<T: Decodable>(_ method: String, _ path: String) async throws -> T {
         try decode(try await perform(method, path, body: nil))
     }
 

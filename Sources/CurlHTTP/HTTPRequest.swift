@@ -11,11 +11,13 @@ public struct HTTPRequest: Sendable {
     public var timeout: Duration
     public var connectTimeout: Duration
     public var maxResponseBytes: Int
+    /// Check the server's TLS certificate and host name (the default; turn off only where a provider asks to).
+    public var verifyTLS: Bool
 
     public init(
         method: String = "GET", url: String, headers: [(name: String, value: String)] = [], body: Data? = nil,
         unixSocketPath: String? = nil, timeout: Duration = .seconds(30), connectTimeout: Duration = .seconds(10),
-        maxResponseBytes: Int = 8 << 20
+        maxResponseBytes: Int = 8 << 20, verifyTLS: Bool = true
     ) {
         self.method = method
         self.url = url
@@ -25,6 +27,7 @@ public struct HTTPRequest: Sendable {
         self.timeout = timeout
         self.connectTimeout = connectTimeout
         self.maxResponseBytes = maxResponseBytes
+        self.verifyTLS = verifyTLS
     }
 
     /// Names the request in error messages, so a failure says which endpoint (and socket) it was.

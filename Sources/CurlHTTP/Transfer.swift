@@ -54,6 +54,10 @@ final class Transfer: @unchecked Sendable {
         // Lets curl refuse at once when Content-Length already announces too much.
         try check(ccurl_setopt_off_t(handle, CURLOPT_MAXFILESIZE_LARGE, curl_off_t(request.maxResponseBytes)))
         try check(ccurl_setopt_long(handle, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1))
+        if !request.verifyTLS {
+            try check(ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYPEER, 0))
+            try check(ccurl_setopt_long(handle, CURLOPT_SSL_VERIFYHOST, 0))
+        }
         if let path = request.unixSocketPath {
             try check(ccurl_setopt_string(handle, CURLOPT_UNIX_SOCKET_PATH, path))
         }

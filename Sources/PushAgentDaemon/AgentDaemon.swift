@@ -23,6 +23,7 @@ public enum AgentDaemon {
         let providerHTTP = ProviderHTTP(http: http)
         let modules: [Provider: any ProviderModule] = [
             .forgerock: ForgeRockModule(store: store, http: providerHTTP),
+            .privacyidea: PrivacyIDEAModule(store: store, http: providerHTTP, logger: logger),
         ]
         let approvals = ApprovalService(
             store: store, modules: modules, events: events, inFlight: inFlight,
@@ -37,8 +38,12 @@ public enum AgentDaemon {
             enrollment: EnrollmentService(store: store, modules: modules, events: events, deviceName: config.deviceName, logger: logger),
             events: events, relayState: relayState,
             policy: OperatorPolicy(operators: config.operators, daemonUid: getuid()), startedAt: Date(), logger: logger)
+        let privacyIDEAPoller = PrivacyIDEAPoller(
+            store: store, http: providerHTTP, ingest: ingest, intervalSeconds: config.privacyIDEAPollSeconds,
+            backoff: (config.backoffInitialSeconds, config.backoffMaxSeconds), logger: logger)
         let router = Router(context: PeerContext.self)
         routes.register(on: router)
+        RefreshRoutes(privacyIDEA: privacyIDEAPoller).register(on: router)
 
         let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store,
                                        maximumSilence: .seconds(config.pollWaitSeconds + 30))
@@ -56,7 +61,7 @@ public enum AgentDaemon {
             logger: logger)
         try await approvals.resumeUnfinished()
         let group = ServiceGroup(configuration: .init(
-            services: [app, poller, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog,
+            services: [app, poller, privacyIDEAPoller, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog,
                        ShutdownHooks(events: events, inFlight: inFlight, logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

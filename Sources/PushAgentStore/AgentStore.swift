@@ -57,15 +57,30 @@ public final class AgentStore: Sendable {
     // MARK: Relay messages
 
     public func isProcessed(relayMessageId: String) async throws -> Bool {
-        try await pool.read { db in try ProcessedMessageRecord.exists(db, key: relayMessageId) }
+        try await isProcessed(.relay(id: relayMessageId, seq: 0))
+    }
+
+    public func isProcessed(_ source: MessageSource) async throws -> Bool {
+        try await pool.read { db in try ProcessedMessageRecord.exists(db, key: source.processedKey) }
     }
 
     /// Commits one relay message's effect, its processed id and the cursor in ONE transaction (DESIGN.md §2 step 4).
     public func commitMessage(relayMessageId: String, seq: Int64, result: Result<ApprovalDraft, PushRejection>,
                               provider: Provider?, now: Date = Date()) async throws -> MessageOutcome {
+        try await commitMessage(source: .relay(id: relayMessageId, seq: seq), result: result, provider: provider, now: now)
+    }
+
+    /// Commits one message's effect and its processed key in ONE transaction; a relay message also advances the
+    /// cursor there, a polled one leaves it alone. Either way a second delivery is absorbed: exactly-once effect.
+    public func commitMessage(source: MessageSource, result: Result<ApprovalDraft, PushRejection>,
+                              provider: Provider?, now: Date = Date()) async throws -> MessageOutcome {
         try await pool.write { db in
-            if try ProcessedMessageRecord.exists(db, key: relayMessageId) {
+            func advanceCursor() throws {
+                guard case .relay(_, let seq) = source else { return }
                 try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
+            }
+            if try ProcessedMessageRecord.exists(db, key: source.processedKey) {
+                try advanceCursor()
                 return .duplicate(existingApprovalId: nil)
             }
             let outcome: MessageOutcome
@@ -81,15 +96,15 @@ public final class AgentStore: Sendable {
                     outcome = .created(try record.approval())
                 }
             case .failure(let rejection):
-                var audit = AuditRecord(at: now, event: "push_rejected", subject: relayMessageId,
+                var audit = AuditRecord(at: now, event: "push_rejected", subject: source.processedKey,
                                         detail: try ApprovalRecord.json(RejectionDetail(
                                             reason: rejection.reason, message: rejection.message, provider: provider)))
                 try audit.insert(db)
                 outcome = .rejected(rejection)
             }
-            try ProcessedMessageRecord(relayMessageId: relayMessageId, seq: seq, processedAt: now,
+            try ProcessedMessageRecord(relayMessageId: source.processedKey, seq: source.seq, processedAt: now,
                                        outcome: outcome.label).insert(db)
-            try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
+            try advanceCursor()
             return outcome
         }
     }
@@ -122,6 +137,23 @@ public final class AgentStore: Sendable {
         try await pool.read { db in
             try AccountRecord.filter(Column("provider") == provider.rawValue && Column("lookup_key") == lookupKey)
                 .fetchOne(db).map(Self.stored)
+        }
+    }
+
+    /// The provider now knows the device's current push token: store what changed in the credentials and clear
+    /// `needs_token_update`.
+    public func finishTokenUpdate(accountId: String, credentials: Data) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE account SET credentials = ?, needs_token_update = 0 WHERE id = ?",
+                           arguments: [credentials, accountId])
+        }
+    }
+
+    /// Every account of one provider, with its credentials.
+    public func accounts(provider: Provider) async throws -> [StoredAccount] {
+        try await pool.read { db in
+            try AccountRecord.filter(Column("provider") == provider.rawValue).order(Column("created_at")).fetchAll(db)
+                .map(Self.stored)
         }
     }
 

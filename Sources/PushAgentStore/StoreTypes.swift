@@ -51,7 +51,31 @@ public struct StoredApproval: Sendable {
     }
 }
 
-/// What committing one relay message did.
+/// Where a message came from. Relay messages are keyed by the relay's id and advance the relay cursor; messages a
+/// provider returned to a poll (privacyIDEA) are keyed by the provider's own id and leave the cursor alone.
+public enum MessageSource: Sendable, Equatable {
+    case relay(id: String, seq: Int64)
+    /// `key` names the message within its provider, e.g. `privacyidea:<nonce>`.
+    case poll(key: String)
+
+    /// The `processed_message` key: relay ids as they are, polled messages under `poll:` (relay ids never have it).
+    var processedKey: String {
+        switch self {
+        case .relay(let id, _): id
+        case .poll(let key): "poll:" + key
+        }
+    }
+
+    /// Polled messages have no relay sequence number: 0.
+    var seq: Int64 {
+        switch self {
+        case .relay(_, let seq): seq
+        case .poll: 0
+        }
+    }
+}
+
+/// What committing one message did.
 public enum MessageOutcome: Sendable {
     case created(Approval)
     /// The message id was already committed, or the dialect's replay key was seen before.

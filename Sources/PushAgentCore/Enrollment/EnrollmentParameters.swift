@@ -39,7 +39,10 @@ struct EnrollmentParameters {
     }
 
     func httpURL(_ name: String, _ meaning: String) throws(EnrollmentURIError) -> String {
-        let url = try base64Text(required(name, meaning), name, meaning)
+        try checkedHTTPURL(base64Text(required(name, meaning), name, meaning), name, meaning)
+    }
+
+    func checkedHTTPURL(_ url: String, _ name: String, _ meaning: String) throws(EnrollmentURIError) -> String {
         guard let components = URLComponents(string: url),
               let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = components.host, !host.isEmpty

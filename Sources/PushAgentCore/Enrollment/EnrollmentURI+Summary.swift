@@ -12,6 +12,13 @@ extension EnrollmentURI {
             ]
             summary["user_id"] = uri.userId
             return summary
+        case .privacyIDEA(let uri):
+            return [
+                "provider": "privacyIDEA", "issuer": uri.issuer, "account": uri.label, "serial": uri.serial,
+                "registration_url": uri.registrationURL, "enrollment_window": "\(uri.ttlMinutes) min",
+                "transport": uri.pollOnly ? "polling (poll only)" : "push through the relay",
+                "tls_verification": uri.sslVerify ? "on" : "OFF (the QR code says sslverify=0)",
+            ]
         }
     }
 }

@@ -1,6 +1,7 @@
 /// A parsed enrollment URI of any provider; `parse` picks the provider from the scheme.
 public enum EnrollmentURI: Sendable, Equatable {
     case forgeRock(ForgeRockEnrollmentURI)
+    case privacyIDEA(PrivacyIDEAEnrollmentURI)
 
     public static func parse(_ uri: String) throws(EnrollmentURIError) -> EnrollmentURI {
         let parts = try EnrollmentURIParts(uri)
@@ -10,7 +11,7 @@ public enum EnrollmentURI: Sendable, Equatable {
         case ("otpauth", "push"):
             throw .unsupported(provider: "PlusAuth", form: "otpauth://push")
         case ("otpauth", "pipush"), ("pia", _):
-            throw .unsupported(provider: "privacyIDEA", form: "\(parts.scheme)://\(parts.host)")
+            return .privacyIDEA(try PrivacyIDEAEnrollmentURI(parts))
         case ("otpauth", let host):
             throw .notPushEnrollment("otpauth://\(host)")
         case (let scheme, _):
@@ -21,6 +22,7 @@ public enum EnrollmentURI: Sendable, Equatable {
     public var provider: Provider {
         switch self {
         case .forgeRock: .forgerock
+        case .privacyIDEA: .privacyidea
         }
     }
 }

@@ -6,6 +6,8 @@ public struct OutboundRequest: Sendable, Equatable {
     public var url: String
     public var headers: [Header]
     public var body: Data
+    /// False only where the provider itself told the device not to check TLS certificates (privacyIDEA `sslverify=0`).
+    public var verifyTLS: Bool
 
     public struct Header: Sendable, Equatable {
         public var name: String
@@ -16,11 +18,12 @@ public struct OutboundRequest: Sendable, Equatable {
         }
     }
 
-    public init(method: String, url: String, headers: [Header], body: Data) {
+    public init(method: String, url: String, headers: [Header], body: Data, verifyTLS: Bool = true) {
         self.method = method
         self.url = url
         self.headers = headers
         self.body = body
+        self.verifyTLS = verifyTLS
     }
 
     public func header(_ name: String) -> String? {

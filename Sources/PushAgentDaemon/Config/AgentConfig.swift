@@ -17,6 +17,8 @@ public struct AgentConfig: Sendable, Equatable {
     public var backoffMaxSeconds: Double
     /// How long approve/deny wait for the provider's answer before returning the approval still in progress.
     public var answerWaitSeconds: Double
+    /// How often poll-only privacyIDEA tokens ask their server for open challenges.
+    public var privacyIDEAPollSeconds: Double
     /// Where the settings came from, for `--check-config` and logs.
     public var source: String
 
@@ -24,6 +26,7 @@ public struct AgentConfig: Sendable, Equatable {
     static let keys: Set<String> = [
         "relay_url", "relay_registration_key", "device_name", "state_dir", "socket", "operators", "log_level",
         "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds", "answer_wait_seconds",
+        "privacyidea_poll_seconds",
     ]
 
     /// Defaults for the mode: a system service (root, or started with a config file) or a user's daemon (XDG dirs).
@@ -39,6 +42,7 @@ public struct AgentConfig: Sendable, Equatable {
             relayURL: nil, relayRegistrationKey: nil, deviceName: ProcessInfo.processInfo.hostName,
             stateDirectory: stateDirectory, socketPath: socketPath, operators: [], logLevel: .info,
             pollWaitSeconds: 30, backoffInitialSeconds: 1, backoffMaxSeconds: 60, answerWaitSeconds: 10,
+            privacyIDEAPollSeconds: 10,
             source: "defaults")
     }
 
@@ -112,6 +116,7 @@ public struct AgentConfig: Sendable, Equatable {
         case "backoff_initial_seconds": backoffInitialSeconds = try number(0.05...600)
         case "backoff_max_seconds": backoffMaxSeconds = try number(0.1...3600)
         case "answer_wait_seconds": answerWaitSeconds = try number(0...120)
+        case "privacyidea_poll_seconds": privacyIDEAPollSeconds = try number(1...3600)
         default: throw ConfigError("\(origin): unknown key '\(key)'")
         }
     }
@@ -131,6 +136,7 @@ public struct AgentConfig: Sendable, Equatable {
         backoff_initial_seconds: \(backoffInitialSeconds)
         backoff_max_seconds: \(backoffMaxSeconds)
         answer_wait_seconds: \(answerWaitSeconds)
+        privacyidea_poll_seconds: \(privacyIDEAPollSeconds)
         """
     }
 }

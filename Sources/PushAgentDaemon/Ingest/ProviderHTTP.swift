@@ -13,7 +13,7 @@ struct ProviderHTTP: Sendable {
             response = try await http.send(HTTPRequest(
                 method: request.method, url: request.url,
                 headers: request.headers.map { (name: $0.name, value: $0.value) },
-                body: request.body, timeout: timeout, maxResponseBytes: 1 << 20))
+                body: request.body, timeout: timeout, maxResponseBytes: 1 << 20, verifyTLS: request.verifyTLS))
         } catch let error as HTTPClientError {
             throw .retryable(error.description)
         } catch {
@@ -32,6 +32,9 @@ struct ProviderHTTP: Sendable {
             for key in ["message", "reason", "error_description", "error"] {
                 if let text = object[key] as? String, !text.isEmpty { return text }
             }
+            // privacyIDEA: {"result": {"status": false, "error": {"message": …}}}
+            if let error = (object["result"] as? [String: Any])?["error"] as? [String: Any],
+               let text = error["message"] as? String, !text.isEmpty { return text }
         }
         let text = response.text.trimmingCharacters(in: .whitespacesAndNewlines)
         return text.isEmpty ? "no message" : String(text.prefix(200))

@@ -12,21 +12,34 @@ struct PushIngest: Sendable {
     let logger: Logger
 
     func ingest(_ message: RelayMessage, now: Date = Date()) async throws {
-        // A redelivery of something already committed (crash before the ack) needs no verification again.
-        if try await store.isProcessed(relayMessageId: message.id) {
-            try await store.advanceCursor(to: message.seq)
-            logger.info("relay message already processed; acknowledged again", metadata: ["relay_message_id": "\(message.id)"])
-            return
+        _ = try await ingest(message.data, from: .relay(id: message.id, seq: message.seq), now: now)
+    }
+
+    /// Takes one message from any transport (the relay, or a provider's poll) to the store, exactly once.
+    @discardableResult
+    func ingest(_ data: [String: String], from source: MessageSource, now: Date = Date()) async throws -> MessageOutcome {
+        // A redelivery of something already committed (crash before the ack, the same challenge polled again)
+        // needs no verification again.
+        if try await store.isProcessed(source) {
+            switch source {
+            case .relay(_, let seq):
+                try await store.advanceCursor(to: seq)
+                logger.info("relay message already processed; acknowledged again", metadata: Self.metadata(source))
+            case .poll:
+                // Every poll returns the open challenges again until they are answered: not worth a log line.
+                break
+            }
+            return .duplicate(existingApprovalId: nil)
         }
-        let (provider, result) = await draft(for: message.data, receivedAt: now)
+        let (provider, result) = await draft(for: data, receivedAt: now)
         TestFault.trigger(.killBeforeCommit)
-        let outcome = try await store.commitMessage(relayMessageId: message.id, seq: message.seq, result: result,
-                                                    provider: provider, now: now)
+        let outcome = try await store.commitMessage(source: source, result: result, provider: provider, now: now)
         TestFault.trigger(.killAfterCommit)
-        report(outcome, message: message, provider: provider)
+        report(outcome, source: source, provider: provider)
         if case .created(let approval) = outcome {
             await events.publish(ControlEvent(type: .approvalCreated, approval: approval))
         }
+        return outcome
     }
 
     private func draft(for data: [String: String], receivedAt: Date) async -> (Provider?, Result<ApprovalDraft, PushRejection>) {
@@ -50,8 +63,15 @@ struct PushIngest: Sendable {
         }
     }
 
-    private func report(_ outcome: MessageOutcome, message: RelayMessage, provider: Provider?) {
-        var metadata: Logger.Metadata = ["relay_message_id": "\(message.id)"]
+    private static func metadata(_ source: MessageSource) -> Logger.Metadata {
+        switch source {
+        case .relay(let id, _): ["relay_message_id": "\(id)"]
+        case .poll(let key): ["polled_message": "\(key)"]
+        }
+    }
+
+    private func report(_ outcome: MessageOutcome, source: MessageSource, provider: Provider?) {
+        var metadata = Self.metadata(source)
         if let provider { metadata["provider"] = "\(provider.rawValue)" }
         switch outcome {
         case .created(let approval):

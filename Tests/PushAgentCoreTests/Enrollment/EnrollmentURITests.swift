@@ -16,12 +16,6 @@ import PushAgentCore
         #expect(throws: EnrollmentURIError.unsupported(provider: "PlusAuth", form: "otpauth://push")) {
             try EnrollmentURI.parse(plusAuth)
         }
-        #expect(throws: EnrollmentURIError.unsupported(provider: "privacyIDEA", form: "otpauth://pipush")) {
-            try EnrollmentURI.parse("otpauth://pipush/PIPU0000D79E?url=https%3A//1.2.3.4/ttype/push&ttl=10&v=1")
-        }
-        #expect(throws: EnrollmentURIError.unsupported(provider: "privacyIDEA", form: "pia://pipush")) {
-            try EnrollmentURI.parse("pia://pipush/test-user?url=https%3A%2F%2Fexample.com%2Fttype%2Fpush&v=1")
-        }
     }
 
     @Test func describesWhatIsWrong() {

@@ -1,0 +1,34 @@
+import Foundation
+
+/// What the agent keeps per privacyIDEA token to poll, verify and answer. Holds the device's private key: it lives
+/// only in the 0600 store.
+public struct PrivacyIDEACredentials: Codable, Sendable, Equatable {
+    public var serial: String
+    /// The enrollment `url`: polls and token updates go here.
+    public var url: String
+    public var sslVerify: Bool
+    public var pollOnly: Bool
+    /// The device's private key, DER.
+    public var devicePrivateKey: Data
+    /// The server's public key, PKCS#1 DER.
+    public var serverPublicKey: Data
+    /// The push token the server sends to (`no_firebase_token` for poll-only tokens).
+    public var pushToken: String
+
+    public init(serial: String, url: String, sslVerify: Bool, pollOnly: Bool, devicePrivateKey: Data,
+                serverPublicKey: Data, pushToken: String) {
+        self.serial = serial
+        self.url = url
+        self.sslVerify = sslVerify
+        self.pollOnly = pollOnly
+        self.devicePrivateKey = devicePrivateKey
+        self.serverPublicKey = serverPublicKey
+        self.pushToken = pushToken
+    }
+
+    public func deviceKey() throws -> PrivacyIDEADeviceKey { try PrivacyIDEADeviceKey(derRepresentation: devicePrivateKey) }
+
+    public func serverKey() throws(PrivacyIDEAServerKey.Refusal) -> PrivacyIDEAServerKey {
+        try PrivacyIDEAServerKey(der: serverPublicKey)
+    }
+}

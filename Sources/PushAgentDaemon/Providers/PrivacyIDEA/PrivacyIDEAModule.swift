@@ -1,0 +1,74 @@
+import Foundation
+import Logging
+import PushAgentCore
+import PushAgentStore
+
+/// privacyIDEA push tokens: accounts are found by token serial, challenges verified with the server key the token
+/// received at enrollment, answers signed with the device key.
+struct PrivacyIDEAModule: ProviderModule {
+    let store: AgentStore
+    let http: ProviderHTTP
+    let logger: Logger
+
+    var provider: Provider { .privacyidea }
+
+    func approvalDraft(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> ApprovalDraft {
+        let serial = try PrivacyIDEAPush.peekSerial(data)
+        let stored: StoredAccount?
+        do { stored = try await store.account(provider: .privacyidea, lookupKey: serial) }
+        catch { throw PushRejection(.malformed, "account lookup failed: \(error)") }
+        guard let stored else { throw PushRejection(.unknownAccount, "no privacyIDEA token with serial \(serial)") }
+        let serverKey: PrivacyIDEAServerKey
+        do { serverKey = try Self.credentials(of: stored).serverKey() }
+        catch { throw PushRejection(.malformed, "stored credentials of \(stored.account.id) are unreadable") }
+        let challenge = try PrivacyIDEAPush.verify(data, serverKey: serverKey, receivedAt: receivedAt)
+        do { return try challenge.approvalDraft(accountId: stored.account.id, accountName: stored.account.name) }
+        catch { throw PushRejection(.malformed, "\(error)") }
+    }
+
+    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount {
+        guard case .privacyIDEA(let parsed) = uri else { preconditionFailure("routed a non-privacyIDEA URI to privacyIDEA") }
+        if !parsed.sslVerify {
+            logger.warning("privacyIDEA token \(parsed.serial): the QR code says sslverify=0, so TLS certificates of \(ProviderHTTP.host(parsed.registrationURL)) are NOT checked for this token",
+                           metadata: ["provider": "privacyidea"])
+        }
+        let deviceKey = try PrivacyIDEADeviceKey.generate()
+        let pushToken = parsed.pollOnly ? nil : device.token
+        // The server keeps the token open for step 2 only `ttl` minutes: never wait longer than that.
+        var http = self.http
+        http.timeout = min(http.timeout, .seconds(parsed.enrollmentWindow))
+        let serverKey: PrivacyIDEAServerKey
+        do {
+            let response = try await http.send(PrivacyIDEAEnrollment.request(uri: parsed, deviceKey: deviceKey, pushToken: pushToken))
+            serverKey = try PrivacyIDEAEnrollment.serverKey(from: response.body)
+        } catch {
+            throw EnrollmentFailure(description: "privacyIDEA enrollment of \(parsed.serial) failed: \(error)", upstream: true)
+        }
+        let credentials = PrivacyIDEACredentials(
+            serial: parsed.serial, url: parsed.registrationURL, sslVerify: parsed.sslVerify, pollOnly: parsed.pollOnly,
+            devicePrivateKey: deviceKey.derRepresentation, serverPublicKey: serverKey.der,
+            pushToken: pushToken ?? PrivacyIDEAEnrollment.noPushToken)
+        let account = Account(id: Identifier.make(prefix: "acc"), provider: .privacyidea, issuer: parsed.issuer,
+                              name: name ?? parsed.label, createdAt: Date(), hasTOTP: false)
+        return EnrolledAccount(account: account, lookupKey: parsed.serial,
+                               credentials: try JSONEncoder().encode(credentials), totp: nil)
+    }
+
+    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure) {
+        let request: OutboundRequest
+        do {
+            let challenge = try PrivacyIDEAChallenge(answerContext: approval.answerContext)
+            request = try PrivacyIDEAAnswer.request(challenge: challenge, credentials: Self.credentials(of: account),
+                                                    decision: decision)
+        } catch {
+            throw .rejected("cannot build the privacyIDEA answer: \(error)")
+        }
+        let response = try await http.send(request)
+        do { try PrivacyIDEAPoll.confirmed(response.body, what: "answer") }
+        catch { throw .rejected("\(error) (the challenge may have expired or been answered elsewhere)") }
+    }
+
+    static func credentials(of account: StoredAccount) throws -> PrivacyIDEACredentials {
+        try JSONDecoder().decode(PrivacyIDEACredentials.self, from: account.credentials)
+    }
+}

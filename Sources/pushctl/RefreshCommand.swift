@@ -1,0 +1,19 @@
+import ArgumentParser
+import ControlAPI
+
+struct Refresh: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Ask the providers that are polled (privacyIDEA) for open sign-in requests now.")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run { client in
+            let result = try await client.refresh()
+            if global.json { return try Output.json(result) }
+            print("polled \(result.polled) account(s): \(result.newApprovals.count) new approval(s)"
+                  + (result.newApprovals.isEmpty ? "" : " (" + result.newApprovals.joined(separator: ", ") + ")"))
+            for failure in result.failures { Output.error("\(failure.accountId): \(failure.error)") }
+            if !result.failures.isEmpty { throw ExitCode.failure }
+        }
+    }
+}

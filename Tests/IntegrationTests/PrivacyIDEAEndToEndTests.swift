@@ -1,0 +1,116 @@
+import ClusterHarness
+import ControlAPI
+import Foundation
+import PushAgentCore
+import Testing
+
+/// Against a REAL privacyIDEA 3.14 (from PyPI, started by scripts/privacyidea-server.sh): the real pushagentd
+/// enrolls a poll-only push token through `pushctl enroll`, polls its challenges, and answers them; privacyIDEA's own
+/// /validate endpoints say whether the login went through.
+@Suite(.serialized, .timeLimit(.minutes(15)))
+struct PrivacyIDEAEndToEndTests {
+    @Test func pollOnlyTokenAgainstRealPrivacyIDEA() async throws {
+        let cluster = try await Cluster()
+        var server: PrivacyIDEAServer?
+        do {
+            let started = ContinuousClock.now
+            server = try await PrivacyIDEAServer(directory: cluster.directory + "/privacyidea")
+            print("privacyIDEA ready after \(ContinuousClock.now - started)")
+            // Poll only on `pushctl refresh` at first: an hour between scheduled polls.
+            try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_PRIVACYIDEA_POLL_SECONDS": "3600"])
+            try await Self.run(cluster, try #require(server))
+        } catch {
+            print("pushagentd output:\n\(cluster.daemon?.text ?? "")\nprivacyIDEA output:\n\(server?.process.text ?? "")")
+            await server?.stop()
+            await cluster.stopAll()
+            throw error
+        }
+        await server?.stop()
+        await cluster.stopAll()
+    }
+
+    static func run(_ cluster: Cluster, _ server: PrivacyIDEAServer) async throws {
+        let alice = try await enroll(cluster, server, user: "alice")
+
+        // Approve: the challenge is polled on refresh, shown, approved; privacyIDEA lets the login through.
+        let first = try await server.triggerChallenge(user: "alice")
+        #expect(try await cluster.client.approvals(state: .pending).isEmpty, "nothing polled yet")
+        let approval = try await refreshedApproval(cluster)
+        #expect(approval.provider == .privacyidea && approval.accountId == alice.id && approval.kind == .prompt)
+        let list = try cluster.pushctl(["list"])
+        #expect(list.stdout.contains(approval.id) && list.stdout.contains("Do you want to confirm the login?"), "\(list.stdout)")
+        #expect(try await server.isAccepted(transactionId: first.transactionId) == false)
+        let approve = try cluster.pushctl(["approve", approval.id])
+        #expect(approve.status == 0 && approve.stdout.contains("approved"), "approve: \(approve.stderr)")
+        #expect(try await server.isAccepted(transactionId: first.transactionId))
+        #expect(try await server.finishLogin(user: "alice", transactionId: first.transactionId) == "ACCEPT")
+        let again = try cluster.pushctl(["refresh"])
+        #expect(again.stdout.contains("0 new approval(s)"), "an answered challenge is not offered again: \(again.stdout)")
+
+        // Decline: privacyIDEA refuses the login.
+        let second = try await server.triggerChallenge(user: "alice")
+        let declined = try await refreshedApproval(cluster)
+        let deny = try cluster.pushctl(["deny", declined.id])
+        #expect(deny.status == 0 && deny.stdout.contains("denied"), "deny: \(deny.stderr)")
+        #expect(try await server.isAccepted(transactionId: second.transactionId) == false)
+        #expect(try await server.finishLogin(user: "alice", transactionId: second.transactionId) == "REJECT")
+
+        // Presence (bob has push_require_presence): pick the option the login screen shows.
+        _ = try await enroll(cluster, server, user: "bob")
+        let third = try await server.triggerChallenge(user: "bob")
+        let expected = try #require(third.presenceAnswer)
+        let presence = try await refreshedApproval(cluster)
+        #expect(presence.kind == .number)
+        let options = try #require(presence.numbers)
+        #expect(options.contains(expected) && options.count == 3, "options \(options), expected \(expected)")
+        #expect(try cluster.pushctl(["approve", presence.id]).status == 1, "the option is required")
+        #expect(try cluster.pushctl(["approve", presence.id, "--number", "NOT-AN-OPTION"]).status == 1)
+        #expect(try await server.isAccepted(transactionId: third.transactionId) == false, "refused answers send nothing")
+        let correct = try cluster.pushctl(["approve", presence.id, "--number", expected])
+        #expect(correct.status == 0, "approve with the presence answer: \(correct.stderr)")
+        #expect(try await server.isAccepted(transactionId: third.transactionId))
+        #expect(try await server.finishLogin(user: "bob", transactionId: third.transactionId) == "ACCEPT")
+
+        // Scheduled polling: restarted with a 1 s interval, the agent finds the challenge with no refresh;
+        // a fraud report declines it with a reason privacyIDEA 3.14 understands.
+        await cluster.daemon?.stop()
+        try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_PRIVACYIDEA_POLL_SECONDS": "1"])
+        let fourth = try await server.triggerChallenge(user: "alice")
+        var polled: Approval?
+        try await eventually("the scheduled poll finds the challenge", timeout: .seconds(30)) {
+            polled = try await cluster.client.approvals(state: .pending).first
+            return polled != nil
+        }
+        let fraud = try cluster.pushctl(["deny", "--fraud", try #require(polled).id])
+        #expect(fraud.status == 0, "deny --fraud: \(fraud.stderr)")
+        #expect(try await server.finishLogin(user: "alice", transactionId: fourth.transactionId) == "REJECT")
+        #expect(try await server.auditCount(actionDetail: "*\(fourth.transactionId)*reason: unknown_trigger*") == 1,
+                "privacyIDEA recorded the decline as 'I did not start this'")
+        #expect(try await server.auditCount(actionDetail: "*\(second.transactionId)*declined*") >= 1)
+        #expect(try await server.auditCount(actionDetail: "*\(second.transactionId)*reason*") == 0,
+                "the plain decline carries no reason")
+        #expect(try await cluster.client.history().allSatisfy { $0.rejectedPush == nil }, "no challenge was refused")
+    }
+
+    /// `pushctl enroll` with the URI privacyIDEA's /token/init returns; a second use of it is refused by the server.
+    static func enroll(_ cluster: Cluster, _ server: PrivacyIDEAServer, user: String) async throws -> Account {
+        let uri = try await server.enrollmentURI(user: user)
+        #expect(uri.hasPrefix("otpauth://pipush/") && uri.contains("poll_only=True") && uri.contains("sslverify=0"), "\(uri)")
+        let dryRun = try cluster.pushctl(["enroll", "--dry-run", uri])
+        #expect(dryRun.stdout.contains("polling (poll only)"), "\(dryRun.stdout)")
+        let enroll = try cluster.pushctl(["enroll", uri])
+        #expect(enroll.status == 0, "enroll: \(enroll.stderr)")
+        let reuse = try cluster.pushctl(["enroll", uri])
+        #expect(reuse.status == 1 && reuse.stderr.contains("clientwait"), "a used QR code: \(reuse.stderr)")
+        return try #require(try await cluster.client.accounts().last { $0.provider == .privacyidea })
+    }
+
+    /// `pushctl refresh` polls at once; the new challenge is the one pending approval.
+    static func refreshedApproval(_ cluster: Cluster) async throws -> Approval {
+        let refresh = try cluster.pushctl(["refresh"])
+        #expect(refresh.status == 0 && refresh.stdout.contains("1 new approval(s)"), "refresh: \(refresh.stdout) \(refresh.stderr)")
+        let pending = try await cluster.client.approvals(state: .pending)
+        #expect(pending.count == 1)
+        return try #require(pending.first)
+    }
+}
