@@ -38,8 +38,17 @@ struct EnrollmentParameters {
         optional(name).map { LenientBase64.decodeText($0) ?? $0 }
     }
 
+    /// An http(s) URL written in base64 (ForgeRock's `r` and `a`).
     func httpURL(_ name: String, _ meaning: String) throws(EnrollmentURIError) -> String {
-        let url = try base64Text(required(name, meaning), name, meaning)
+        try checkedHTTPURL(base64Text(required(name, meaning), name, meaning), name, meaning)
+    }
+
+    /// An http(s) URL written plainly (percent-encoded in the query, as PlusAuth's `enrollment_url`).
+    func plainHTTPURL(_ name: String, _ meaning: String) throws(EnrollmentURIError) -> String {
+        try checkedHTTPURL(required(name, meaning), name, meaning)
+    }
+
+    private func checkedHTTPURL(_ url: String, _ name: String, _ meaning: String) throws(EnrollmentURIError) -> String {
         guard let components = URLComponents(string: url),
               let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
               let host = components.host, !host.isEmpty

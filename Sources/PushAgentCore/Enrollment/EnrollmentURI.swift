@@ -1,6 +1,7 @@
 /// A parsed enrollment URI of any provider; `parse` picks the provider from the scheme.
 public enum EnrollmentURI: Sendable, Equatable {
     case forgeRock(ForgeRockEnrollmentURI)
+    case plusAuth(PlusAuthEnrollmentURI)
 
     public static func parse(_ uri: String) throws(EnrollmentURIError) -> EnrollmentURI {
         let parts = try EnrollmentURIParts(uri)
@@ -8,7 +9,7 @@ public enum EnrollmentURI: Sendable, Equatable {
         case ("pushauth", _), ("mfauth", _):
             return .forgeRock(try ForgeRockEnrollmentURI(parts))
         case ("otpauth", "push"):
-            throw .unsupported(provider: "PlusAuth", form: "otpauth://push")
+            return .plusAuth(try PlusAuthEnrollmentURI(parts))
         case ("otpauth", "pipush"), ("pia", _):
             throw .unsupported(provider: "privacyIDEA", form: "\(parts.scheme)://\(parts.host)")
         case ("otpauth", let host):
@@ -21,6 +22,7 @@ public enum EnrollmentURI: Sendable, Equatable {
     public var provider: Provider {
         switch self {
         case .forgeRock: .forgerock
+        case .plusAuth: .plusauth
         }
     }
 }
