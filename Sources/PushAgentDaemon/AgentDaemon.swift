@@ -23,6 +23,7 @@ public enum AgentDaemon {
         let providerHTTP = ProviderHTTP(http: http)
         let modules: [Provider: any ProviderModule] = [
             .forgerock: ForgeRockModule(store: store, http: providerHTTP),
+            .plusauth: PlusAuthModule(store: store, http: providerHTTP, config: config, logger: logger),
         ]
         let approvals = ApprovalService(
             store: store, modules: modules, events: events, inFlight: inFlight,

@@ -125,6 +125,24 @@ public final class AgentStore: Sendable {
         }
     }
 
+    public func accounts(provider: Provider) async throws -> [StoredAccount] {
+        try await pool.read { db in
+            try AccountRecord.filter(Column("provider") == provider.rawValue).order(Column("created_at")).fetchAll(db)
+                .map(Self.stored)
+        }
+    }
+
+    /// Replaces an account's provider credentials (state the provider keeps with them, e.g. PlusAuth's binding).
+    public func updateCredentials(accountId: String, _ credentials: Data) async throws {
+        try await pool.write { db in
+            guard var record = try AccountRecord.fetchOne(db, key: accountId) else {
+                throw StoreError.notFound("no account \(accountId)")
+            }
+            record.credentials = credentials
+            try record.update(db)
+        }
+    }
+
     /// Removes an account; its approvals still waiting for an answer end as failed.
     public func removeAccount(matching idOrPrefix: String, now: Date = Date()) async throws -> (Account, [Approval]) {
         try await pool.write { db in

@@ -27,14 +27,14 @@ import Testing
         #expect(push.refusal == nil && push.binding.required && push.binding.brokenAt == nil)
         #expect(push.binding.admit(.code, currentIdentity: Self.here, at: Self.now).refusal == nil)
         let moved = push.binding.admit(.code, currentIdentity: Self.there, at: Self.now)
-        #expect(moved.refusal?.contains("its pushes and codes are refused until it is enrolled again") == true)
+        #expect(moved.refusal?.contains("this machine's identity has changed since it was enrolled") == true)
         #expect(moved.binding.brokenAt == Self.now)
     }
 
     @Test func aChangedIdentityRefusesForGood() {
         let seen = PlusAuthBinding(enrolledIdentity: Self.here)
             .admit(.push(bindingRequested: true), currentIdentity: Self.there, at: Self.now)
-        #expect(seen.refusal == "the account is bound to the machine it was enrolled on (PlusAuth bind_sim) and this machine's identity has changed since it was enrolled (noticed 2023-11-14T22:13:20Z); its pushes and codes are refused until it is enrolled again")
+        #expect(seen.refusal == "the account is bound to the machine it was enrolled on (PlusAuth bind_sim), and this machine's identity has changed since it was enrolled (noticed 2023-11-14T22:13:20Z)")
         // Back on the first machine, or with binding turned off: still refused until re-enrolled.
         #expect(seen.binding.admit(.push(bindingRequested: false), currentIdentity: Self.here, at: Self.now).refusal != nil)
         #expect(seen.binding.admit(.code, currentIdentity: Self.here, at: Self.now).refusal != nil)

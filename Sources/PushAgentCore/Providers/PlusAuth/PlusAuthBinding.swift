@@ -42,10 +42,10 @@ public struct PlusAuthBinding: Codable, Sendable, Equatable {
         }
         guard let broken = next.brokenAt else { return Admission(binding: next, refusal: nil) }
         let what = enrolledIdentity == nil
-            ? "no machine identity was recorded when it was enrolled (no machine id and no binding_identity)"
-            : "this machine's identity has changed since it was enrolled (noticed \(broken.formatted(.iso8601)))"
+            ? "but no machine identity was recorded when it was enrolled (no machine id and no binding_identity)"
+            : "and this machine's identity has changed since it was enrolled (noticed \(broken.formatted(.iso8601)))"
         return Admission(binding: next, refusal: "the account is bound to the machine it was enrolled on "
-            + "(PlusAuth bind_sim) and \(what); its pushes and codes are refused until it is enrolled again")
+            + "(PlusAuth bind_sim), \(what)")
     }
 
     /// The identity recorded and compared: SHA-256 (hex) of the machine id and the configured identity, so the
