@@ -21,10 +21,6 @@ extension SimAdminAPI {
             }
         }
 
-        public struct EnrollURIResponse: Codable, Sendable {
-            public var uri: String
-        }
-
         public struct PushRequest: Codable, Sendable {
             /// Default: the most recently enrolled account.
             public var account: String?

@@ -1,7 +1,7 @@
 /// The PlusAuth role's admin API from the outside (`pushsim plusauth enroll-uri|push|answers`).
 extension SimAdminClient {
     public func plusAuthEnrollURI(_ request: SimAdminAPI.PlusAuth.EnrollURIRequest) async throws(Failure) -> String {
-        let reply: SimAdminAPI.PlusAuth.EnrollURIResponse = try await send("POST", "/sim/plusauth/enroll-uri", body: request)
+        let reply: SimAdminAPI.EnrollURIResponse = try await send("POST", "/sim/plusauth/enroll-uri", body: request)
         return reply.uri
     }
 

@@ -30,18 +30,18 @@ struct PlusAuthRoutes: Sendable {
 
     /// 200 `{}`, or the refusal as `{"error", "message"}` with its status.
     private static func reply(_ body: () async throws -> Void) async -> Response {
-        let refusal: PlusAuthRefusal
+        let refusal: AdminFailure
         do {
             try await body()
             return JSONReply.make(.ok, [String: String]())
-        } catch let known as PlusAuthRefusal {
+        } catch let known as AdminFailure {
             refusal = known
         } catch let bad as JSONReply.BadBody {
-            refusal = .badRequest(bad.message)
+            refusal = .invalidRequest(bad.message)
         } catch {
-            refusal = PlusAuthRefusal(status: 500, error: "server_error", message: "\(error)")
+            refusal = AdminFailure(status: 500, code: "server_error", message: "\(error)")
         }
-        return JSONReply.make(.init(code: refusal.status), ["error": refusal.error, "message": refusal.message])
+        return JSONReply.make(.init(code: refusal.status), ["error": refusal.code, "message": refusal.message])
     }
 }
 
@@ -54,7 +54,7 @@ struct PlusAuthAdminRoutes: Sendable {
         group.post("/enroll-uri") { request, _ in
             await AdminReply.reply {
                 let body = try await JSONReply.decode(SimAdminAPI.PlusAuth.EnrollURIRequest.self, from: request, empty: .init())
-                return SimAdminAPI.PlusAuth.EnrollURIResponse(uri: try await sim.enrollmentURI(body))
+                return SimAdminAPI.EnrollURIResponse(uri: try await sim.enrollmentURI(body))
             }
         }
         group.post("/push") { request, _ in

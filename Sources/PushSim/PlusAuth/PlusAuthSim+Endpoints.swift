@@ -1,33 +1,33 @@
 import Foundation
 import PushAgentCore
 
-/// A refusal of PlusAuth's endpoints, with the HTTP status the tenant would answer.
-struct PlusAuthRefusal: Error {
-    var status: Int
-    var error: String
-    var message: String
+/// PlusAuth's endpoints refuse with OAuth-style error codes.
+extension AdminFailure {
+    static func invalidRequest(_ message: String) -> AdminFailure {
+        AdminFailure(status: 400, code: "invalid_request", message: message)
+    }
 
-    static func badRequest(_ message: String) -> PlusAuthRefusal {
-        PlusAuthRefusal(status: 400, error: "invalid_request", message: message)
+    static func invalidToken(_ message: String) -> AdminFailure {
+        AdminFailure(status: 401, code: "invalid_token", message: message)
     }
 }
 
 extension PlusAuthSim {
     /// `POST /push-authenticator/enroll`: the bearer must be an unused QR `context_token`; the body must carry one
     /// usable key pair, the device id and a push token.
-    func enroll(bearer: String?, body: PlusAuthEnrollmentBody, now: Date) async throws(PlusAuthRefusal) {
+    func enroll(bearer: String?, body: PlusAuthEnrollmentBody, now: Date) async throws(AdminFailure) {
         guard let bearer, let enrollment = enrollments[bearer] else {
-            throw PlusAuthRefusal(status: 401, error: "invalid_token", message: "the bearer is not an unused enrollment context_token")
+            throw .invalidToken("the bearer is not an unused enrollment context_token")
         }
         let algorithm: PlusAuthAlgorithm
         do {
             algorithm = try await PlusAuthServer.verifyEnrollment(body)
         } catch {
-            throw .badRequest(error.message)
+            throw .invalidRequest(error.message)
         }
         // One enrollment per QR code.
         guard enrollments.removeValue(forKey: bearer) != nil else {
-            throw PlusAuthRefusal(status: 401, error: "invalid_token", message: "the enrollment context_token was already used")
+            throw .invalidToken("the enrollment context_token was already used")
         }
         let registration = API.Registration(
             account: enrollment.account, issuer: enrollment.issuer, algorithm: algorithm.rawValue,
@@ -39,14 +39,14 @@ extension PlusAuthSim {
 
     /// `POST /push-authenticator/resolve` (or `…/resolve-challenge`): the bearer names the push; the device JWT must
     /// verify under the enrolled key and algorithm and carry a fitting answer. Every answer is recorded.
-    func resolve(endpoint: String, bearer: String?, body: PlusAuthResolveBody, now: Date) async throws(PlusAuthRefusal) {
+    func resolve(endpoint: String, bearer: String?, body: PlusAuthResolveBody, now: Date) async throws(AdminFailure) {
         guard let bearer, let push = pushes.values.first(where: { $0.contextToken == bearer }) else {
             await record(endpoint: endpoint, push: nil, claims: nil, .rejected, error: "unknown context token")
-            throw PlusAuthRefusal(status: 401, error: "invalid_token", message: "the bearer is not a pending push's context_token")
+            throw .invalidToken("the bearer is not a pending push's context_token")
         }
         guard let device = devices[push.account], device.registration.deviceIdentifier == body.deviceIdentifier else {
             await record(endpoint: endpoint, push: push, claims: nil, .rejected, error: "unknown device_identifier")
-            throw .badRequest("device_identifier is not the enrolled device's")
+            throw .invalidRequest("device_identifier is not the enrolled device's")
         }
         let claims: PlusAuthAnswerClaims
         do {
@@ -54,12 +54,12 @@ extension PlusAuthSim {
                                                            algorithm: device.algorithm)
         } catch {
             await record(endpoint: endpoint, push: push, claims: nil, .rejected, error: error.message)
-            throw .badRequest(error.message)
+            throw .invalidRequest(error.message)
         }
         let (outcome, problem) = Self.judge(claims, push: push, now: now)
         if let problem {
             await record(endpoint: endpoint, push: push, claims: claims, .rejected, error: problem)
-            throw .badRequest(problem)
+            throw .invalidRequest(problem)
         }
         pushes[push.pushId]?.answered = true
         await record(endpoint: endpoint, push: push, claims: claims, outcome)
