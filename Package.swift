@@ -18,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.8.0"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-asn1.git", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
@@ -33,7 +34,9 @@ let package = Package(
         .target(name: "PushAgentCore", dependencies: [
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "_CryptoExtras", package: "swift-crypto"),
+            // RSA keys for PlusAuth's RS256 (jwt-kit builds on the same module), and their PKCS#1 DER for JWK export.
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+            .product(name: "SwiftASN1", package: "swift-asn1"),
         ], swiftSettings: swiftSettings),
         // The one HTTP client (libcurl): daemon outbound calls, pushsim sends, pushctl over the socket.
         .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
@@ -106,7 +109,7 @@ let package = Package(
 
         // Tests
         .testTarget(name: "PushAgentCoreTests", dependencies: [
-            "PushAgentCore", .product(name: "_CryptoExtras", package: "swift-crypto"),
+            "PushAgentCore", .product(name: "CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "CurlHTTPTests", dependencies: [
             "CurlHTTP", .product(name: "Hummingbird", package: "hummingbird"),

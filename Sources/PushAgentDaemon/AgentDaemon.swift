@@ -24,6 +24,7 @@ public enum AgentDaemon {
         let modules: [Provider: any ProviderModule] = [
             .forgerock: ForgeRockModule(store: store, http: providerHTTP),
             .privacyidea: PrivacyIDEAModule(store: store, http: providerHTTP, logger: logger),
+            .plusauth: PlusAuthModule(store: store, http: providerHTTP, config: config, logger: logger),
         ]
         let approvals = ApprovalService(
             store: store, modules: modules, events: events, inFlight: inFlight,

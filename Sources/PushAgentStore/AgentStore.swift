@@ -157,6 +157,17 @@ public final class AgentStore: Sendable {
         }
     }
 
+    /// Replaces an account's provider credentials (state the provider keeps with them, e.g. PlusAuth's binding).
+    public func updateCredentials(accountId: String, _ credentials: Data) async throws {
+        try await pool.write { db in
+            guard var record = try AccountRecord.fetchOne(db, key: accountId) else {
+                throw StoreError.notFound("no account \(accountId)")
+            }
+            record.credentials = credentials
+            try record.update(db)
+        }
+    }
+
     /// Removes an account; its approvals still waiting for an answer end as failed.
     public func removeAccount(matching idOrPrefix: String, now: Date = Date()) async throws -> (Account, [Approval]) {
         try await pool.write { db in

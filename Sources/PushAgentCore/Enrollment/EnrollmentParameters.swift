@@ -38,8 +38,14 @@ struct EnrollmentParameters {
         optional(name).map { LenientBase64.decodeText($0) ?? $0 }
     }
 
+    /// An http(s) URL written in base64 (ForgeRock's `r` and `a`).
     func httpURL(_ name: String, _ meaning: String) throws(EnrollmentURIError) -> String {
         try checkedHTTPURL(base64Text(required(name, meaning), name, meaning), name, meaning)
+    }
+
+    /// An http(s) URL written plainly (percent-encoded in the query, as PlusAuth's `enrollment_url`).
+    func plainHTTPURL(_ name: String, _ meaning: String) throws(EnrollmentURIError) -> String {
+        try checkedHTTPURL(required(name, meaning), name, meaning)
     }
 
     func checkedHTTPURL(_ url: String, _ name: String, _ meaning: String) throws(EnrollmentURIError) -> String {

@@ -8,7 +8,7 @@ extension EnrollmentURI {
                 "provider": "ForgeRock", "issuer": uri.issuer, "account": uri.accountName,
                 "mechanism": uri.mechanism.rawValue, "registration_url": uri.registrationURL,
                 "authentication_url": uri.authenticationURL,
-                "totp": uri.totp.map { "\($0.digits) digits every \($0.period) s (\($0.algorithm.rawValue.uppercased()))" } ?? "no",
+                "totp": uri.totp.map(Self.describe) ?? "no",
             ]
             summary["user_id"] = uri.userId
             return summary
@@ -19,6 +19,13 @@ extension EnrollmentURI {
                 "transport": uri.pollOnly ? "polling (poll only)" : "push through the relay",
                 "tls_verification": uri.sslVerify ? "on" : "OFF (the QR code says sslverify=0)",
             ]
+        case .plusAuth(let uri):
+            return ["provider": "PlusAuth", "issuer": uri.issuer, "account": uri.accountName,
+                    "enrollment_url": uri.enrollmentURL, "totp": Self.describe(uri.totp)]
         }
+    }
+
+    private static func describe(_ totp: TOTPParameters) -> String {
+        "\(totp.digits) digits every \(totp.period) s (\(totp.algorithm.rawValue.uppercased()))"
     }
 }

@@ -2,6 +2,7 @@
 public enum EnrollmentURI: Sendable, Equatable {
     case forgeRock(ForgeRockEnrollmentURI)
     case privacyIDEA(PrivacyIDEAEnrollmentURI)
+    case plusAuth(PlusAuthEnrollmentURI)
 
     public static func parse(_ uri: String) throws(EnrollmentURIError) -> EnrollmentURI {
         let parts = try EnrollmentURIParts(uri)
@@ -9,7 +10,7 @@ public enum EnrollmentURI: Sendable, Equatable {
         case ("pushauth", _), ("mfauth", _):
             return .forgeRock(try ForgeRockEnrollmentURI(parts))
         case ("otpauth", "push"):
-            throw .unsupported(provider: "PlusAuth", form: "otpauth://push")
+            return .plusAuth(try PlusAuthEnrollmentURI(parts))
         case ("otpauth", "pipush"), ("pia", _):
             return .privacyIDEA(try PrivacyIDEAEnrollmentURI(parts))
         case ("otpauth", let host):
@@ -23,6 +24,7 @@ public enum EnrollmentURI: Sendable, Equatable {
         switch self {
         case .forgeRock: .forgerock
         case .privacyIDEA: .privacyidea
+        case .plusAuth: .plusauth
         }
     }
 }

@@ -3,12 +3,20 @@ import Foundation
 /// Reading a compact JWS's unprotected parts. jwt-kit keeps its header parser internal, and the router and
 /// handlers need the header's `alg` and, before verification, which account a token claims to be for.
 enum CompactJWS {
-    /// The header's `alg`; throws for anything that is not three base64url segments with a JSON header.
-    static func algorithm(of token: String) throws(JWSError) -> String {
+    /// The header's `alg`, nil when it names none; throws for anything that is not three base64url segments with a
+    /// JSON header.
+    static func algorithm(of token: String) throws(JWSError) -> String? {
         let segments = try segments(of: token)
         guard let header = decodeObject(segments[0]) else { throw .malformed("the JWT header is not base64url JSON") }
-        guard case .string(let algorithm)? = header["alg"] else { throw .algorithmNotAllowed("none given") }
+        guard case .string(let algorithm)? = header["alg"] else { return nil }
         return algorithm
+    }
+
+    /// Pins the algorithm: a token naming any other `alg` (or none) is refused before its signature is looked at,
+    /// so a forged header can never pick a weaker check.
+    static func requireAlgorithm(_ expected: String, of token: String) throws(JWSError) {
+        let algorithm = try algorithm(of: token)
+        guard algorithm == expected else { throw .algorithmNotAllowed(algorithm ?? "none given", allowed: expected) }
     }
 
     /// The payload as JSON, NOT verified: only for routing (which key to verify with), never to trust a value.
@@ -37,14 +45,14 @@ enum CompactJWS {
 /// Why a JWS was refused.
 enum JWSError: Error, Equatable, CustomStringConvertible {
     case malformed(String)
-    case algorithmNotAllowed(String)
+    case algorithmNotAllowed(String, allowed: String)
     case badSignature
     case keyTooShort(bytes: Int)
 
     var description: String {
         switch self {
         case .malformed(let why): why
-        case .algorithmNotAllowed(let alg): "JWT algorithm '\(alg)' is not allowed (only HS256)"
+        case .algorithmNotAllowed(let alg, let allowed): "JWT algorithm '\(alg)' is not allowed (only \(allowed))"
         case .badSignature: "the JWT signature does not verify"
         case .keyTooShort(let bytes): "the shared secret must be at least 256 bits (it has \(bytes * 8))"
         }

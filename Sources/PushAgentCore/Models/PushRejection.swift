@@ -8,6 +8,8 @@ public struct PushRejection: Error, Sendable, Equatable, CustomStringConvertible
         case algorithmNotAllowed = "algorithm_not_allowed"
         case expired
         case duplicate
+        /// The account is bound to the machine it was enrolled on, and the machine's identity changed (PlusAuth).
+        case bindingChanged = "binding_changed"
     }
 
     public var reason: Reason

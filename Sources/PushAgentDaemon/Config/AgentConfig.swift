@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import PushAgentCore
 import TOMLKit
 
 /// pushagentd's settings. Every key comes from the TOML file, then `PUSHAGENT_<KEY>` from the environment, then flags.
@@ -19,6 +20,14 @@ public struct AgentConfig: Sendable, Equatable {
     public var answerWaitSeconds: Double
     /// How often poll-only privacyIDEA tokens ask their server for open challenges.
     public var privacyIDEAPollSeconds: Double
+    /// The machine identity accounts bound to this machine are checked against (PlusAuth `bind_sim`): this file's
+    /// contents plus `bindingIdentity`.
+    public var machineIDFile: String
+    public var bindingIdentity: String?
+    /// The key type new PlusAuth accounts are enrolled with (PlusAuth does not document one).
+    public var plusAuthKeyAlgorithm: PlusAuthAlgorithm
+    /// Where a PlusAuth answer goes when the push's `resolve_url` answers 404/405 or is missing; "" for nowhere.
+    public var plusAuthResolveFallbackPath: String
     /// Where the settings came from, for `--check-config` and logs.
     public var source: String
 
@@ -26,7 +35,8 @@ public struct AgentConfig: Sendable, Equatable {
     static let keys: Set<String> = [
         "relay_url", "relay_registration_key", "device_name", "state_dir", "socket", "operators", "log_level",
         "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds", "answer_wait_seconds",
-        "privacyidea_poll_seconds",
+        "privacyidea_poll_seconds", "machine_id_file", "binding_identity", "plusauth_key_algorithm",
+        "plusauth_resolve_fallback_path",
     ]
 
     /// Defaults for the mode: a system service (root, or started with a config file) or a user's daemon (XDG dirs).
@@ -43,7 +53,8 @@ public struct AgentConfig: Sendable, Equatable {
             stateDirectory: stateDirectory, socketPath: socketPath, operators: [], logLevel: .info,
             pollWaitSeconds: 30, backoffInitialSeconds: 1, backoffMaxSeconds: 60, answerWaitSeconds: 10,
             privacyIDEAPollSeconds: 10,
-            source: "defaults")
+            machineIDFile: "/etc/machine-id", bindingIdentity: nil, plusAuthKeyAlgorithm: .es256,
+            plusAuthResolveFallbackPath: "/push-authenticator/resolve-challenge", source: "defaults")
     }
 
     mutating func apply(toml text: String, file: String) throws(ConfigError) {
@@ -117,6 +128,18 @@ public struct AgentConfig: Sendable, Equatable {
         case "backoff_max_seconds": backoffMaxSeconds = try number(0.1...3600)
         case "answer_wait_seconds": answerWaitSeconds = try number(0...120)
         case "privacyidea_poll_seconds": privacyIDEAPollSeconds = try number(1...3600)
+        case "machine_id_file": machineIDFile = value
+        case "binding_identity": bindingIdentity = value.isEmpty ? nil : value
+        case "plusauth_key_algorithm":
+            guard let algorithm = PlusAuthAlgorithm(rawValue: value.uppercased()) else {
+                throw ConfigError("\(origin): 'plusauth_key_algorithm' must be ES256 or RS256, not '\(value)'")
+            }
+            plusAuthKeyAlgorithm = algorithm
+        case "plusauth_resolve_fallback_path":
+            guard value.isEmpty || value.hasPrefix("/"), !value.contains("?"), !value.contains("#") else {
+                throw ConfigError("\(origin): 'plusauth_resolve_fallback_path' must be a path starting with '/' (or empty for none), not '\(value)'")
+            }
+            plusAuthResolveFallbackPath = value
         default: throw ConfigError("\(origin): unknown key '\(key)'")
         }
     }
@@ -137,6 +160,10 @@ public struct AgentConfig: Sendable, Equatable {
         backoff_max_seconds: \(backoffMaxSeconds)
         answer_wait_seconds: \(answerWaitSeconds)
         privacyidea_poll_seconds: \(privacyIDEAPollSeconds)
+        machine_id_file: \(machineIDFile)
+        binding_identity: \(bindingIdentity == nil ? "(not set)" : "(set)")
+        plusauth_key_algorithm: \(plusAuthKeyAlgorithm.rawValue)
+        plusauth_resolve_fallback_path: \(plusAuthResolveFallbackPath.isEmpty ? "(none)" : plusAuthResolveFallbackPath)
         """
     }
 }

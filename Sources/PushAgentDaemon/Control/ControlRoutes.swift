@@ -90,6 +90,9 @@ struct ControlRoutes: Sendable {
         guard let totp = stored.totp else {
             throw ControlError(.invalidArgument, "account \(stored.account.id) has no TOTP secret (its enrollment URI carried none)")
         }
+        if let refusal = try await enrollment.modules[stored.account.provider]?.codeRefusal(for: stored) {
+            throw ControlError(.forbidden, refusal)
+        }
         let code = TOTP.code(totp, at: Date())
         return CodeResponse(accountId: stored.account.id, code: code.code, secondsLeft: code.secondsLeft)
     }

@@ -7,7 +7,8 @@ struct ProviderHTTP: Sendable {
     let http: CurlHTTPClient
     var timeout: Duration = .seconds(15)
 
-    func send(_ request: OutboundRequest) async throws(AnswerFailure) -> HTTPResponse {
+    /// A 2xx response, or one whose status is in `passing` (for the caller to act on); other statuses are failures.
+    func send(_ request: OutboundRequest, passing: Set<Int> = []) async throws(AnswerFailure) -> HTTPResponse {
         let response: HTTPResponse
         do {
             response = try await http.send(HTTPRequest(
@@ -20,7 +21,7 @@ struct ProviderHTTP: Sendable {
             throw .retryable("request to \(Self.host(request.url)) was cancelled")
         }
         switch response.status {
-        case 200..<300: return response
+        case 200..<300, _ where passing.contains(response.status): return response
         case 408, 429, 500...: throw .retryable("\(Self.host(request.url)) answered HTTP \(response.status)")
         default: throw .rejected("\(Self.host(request.url)) refused (HTTP \(response.status)): \(Self.message(in: response))")
         }

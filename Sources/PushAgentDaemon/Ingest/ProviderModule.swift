@@ -14,6 +14,13 @@ protocol ProviderModule: Sendable {
 
     /// Sends the user's answer to the provider.
     func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
+
+    /// Why the account's offline TOTP code must not be shown now (PlusAuth's device binding), or nil.
+    func codeRefusal(for account: StoredAccount) async throws -> String?
+}
+
+extension ProviderModule {
+    func codeRefusal(for account: StoredAccount) async throws -> String? { nil }
 }
 
 struct EnrolledAccount: Sendable {

@@ -51,10 +51,10 @@ actor ForgeRockSim {
         guard !account.isEmpty, !issuer.isEmpty else {
             throw .invalidArgument("account and issuer must not be empty")
         }
-        let enrollment = Enrollment(account: account, issuer: issuer, secret: Self.randomBytes(32),
-                                    challenge: Self.randomBytes(32))
+        let enrollment = Enrollment(account: account, issuer: issuer, secret: SimRandom.bytes(32),
+                                    challenge: SimRandom.bytes(32))
         let messageId = "REGISTER:\(UUID().uuidString.lowercased())\(Self.millis(Date()))"
-        let totp = request.totp == true ? try? TOTPParameters(secret: Self.randomBytes(20)) : nil
+        let totp = request.totp == true ? try? TOTPParameters(secret: SimRandom.bytes(20)) : nil
         let uri = ForgeRockEnrollmentURI(
             mechanism: totp == nil ? .push : .totp, issuer: issuer, accountName: account,
             registrationURL: publicURL + Self.endpointPath + "?_action=register",
@@ -112,8 +112,8 @@ actor ForgeRockSim {
         let ttl = request.ttl ?? 120
         guard ttl > 0 else { throw .invalidArgument("ttl must be positive") }
         let issuedAt = request.issuedAtMs.map { Date(timeIntervalSince1970: TimeInterval($0) / 1000) } ?? now
-        let numbers = type == .challenge ? Self.distinctNumbers(3) : nil
-        let challenge = Self.randomBytes(32)
+        let numbers = type == .challenge ? SimRandom.distinctNumbers(3) : nil
+        let challenge = SimRandom.bytes(32)
         let claims = ForgeRockServer.notificationClaims(
             challenge: challenge, mechanismUid: registration.mechanismUid, ttlSeconds: ttl, cookie: Self.cookie,
             issuedAt: issuedAt, pushType: type, numbers: numbers, message: request.message,
@@ -197,15 +197,6 @@ actor ForgeRockSim {
     }
 
     // MARK: Helpers
-
-    private static func randomBytes(_ count: Int) -> Data {
-        var generator = SystemRandomNumberGenerator()
-        return Data((0..<count).map { _ in generator.next() })
-    }
-
-    private static func distinctNumbers(_ count: Int) -> [String] {
-        Array((10...99).shuffled().prefix(count)).map(String.init)
-    }
 
     private static func millis(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())

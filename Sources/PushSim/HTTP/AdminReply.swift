@@ -1,7 +1,7 @@
 import Foundation
 import Hummingbird
 
-/// A refusal of the admin API: `status` is the HTTP status to answer with.
+/// A refusal of the admin API (or of a role's provider endpoints): `status` is the HTTP status to answer with.
 struct AdminFailure: Error {
     var status: Int
     var code: String

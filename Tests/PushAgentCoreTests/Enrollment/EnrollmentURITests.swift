@@ -11,13 +11,6 @@ import PushAgentCore
         #expect(try EnrollmentURI.parse(FRVectors.uri1).provider == .forgerock)
     }
 
-    @Test func otherProvidersAreNotSupportedYet() {
-        let plusAuth = "otpauth://push/MyApp:john@doe.com?issuer=MyApp&secret=SOMESECRET&context_token=T&enrollment_url=https%3A%2F%2Fx"
-        #expect(throws: EnrollmentURIError.unsupported(provider: "PlusAuth", form: "otpauth://push")) {
-            try EnrollmentURI.parse(plusAuth)
-        }
-    }
-
     @Test func describesWhatIsWrong() {
         let cases: [(String, String)] = [
             ("", "the enrollment URI is empty"),
@@ -25,7 +18,7 @@ import PushAgentCore
             ("hello world", "this is not an enrollment URI (expected something like pushauth://push/Issuer:account?…)"),
             ("https://example.com/x", "unknown enrollment URI scheme 'https://' (known: pushauth://, mfauth://, otpauth://push, otpauth://pipush, pia://)"),
             ("otpauth://totp/Acme:bob?secret=JBSWY3DPEHPK3PXP", "otpauth://totp is a one-time-password URI, not a push enrollment"),
-            ("otpauth://push/a:b", "PlusAuth enrollment (otpauth://push) is not supported yet"),
+            ("otpauth://push/a:b", "otpauth://push URI: parameter 'secret' (OATH secret) is missing"),
         ]
         for (uri, message) in cases {
             expectError(message) { try EnrollmentURI.parse(uri) }

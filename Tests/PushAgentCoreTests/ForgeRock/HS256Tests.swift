@@ -24,7 +24,7 @@ import Testing
         let payload = String(FRVectors.jwt1.split(separator: ".")[1])
         let key = LenientBase64.decode(FRVectors.jwt1Secret)!
         let token = TestJWT.sign(header: FRVectors.hs384Header, payload: payload, key: key)
-        await #expect(throws: JWSError.algorithmNotAllowed("HS384")) {
+        await #expect(throws: JWSError.algorithmNotAllowed("HS384", allowed: "HS256")) {
             try await HS256.verify(token, key: key, as: GenericClaims.self)
         }
     }

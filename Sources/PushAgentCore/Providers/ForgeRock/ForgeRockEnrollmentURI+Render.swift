@@ -22,29 +22,12 @@ extension ForgeRockEnrollmentURI {
         if mechanism == .totp, let totp {
             head = "mfauth://totp/"
             if let image { items.append(("image", image)) }
-            items += [("secret", Base32.encode(totp.secret)), ("digits", String(totp.digits)),
-                      ("period", String(totp.period)), ("algorithm", totp.algorithm.rawValue.uppercased())]
+            items += EnrollmentURIEscaping.oathItems(totp)
         } else {
             head = "pushauth://push/"
             if let image { items.append(("image", Data(image.utf8).base64URLUnpadded)) }
         }
-        // Apps decode the label before splitting it at the first `:`, so a colon in the issuer would cut the account
-        // name; the `issuer` parameter carries the exact issuer anyway.
-        let labelIssuer = issuer.replacingOccurrences(of: ":", with: "")
-        let label = Self.escape(labelIssuer, keeping: Self.labelCharacters) + ":"
-            + Self.escape(accountName, keeping: Self.labelCharacters)
-        let query = items.map { "\($0.0)=\(Self.escape($0.1, keeping: Self.queryCharacters))" }.joined(separator: "&")
-        return head + label + "?" + query
-    }
-
-    // RFC 3986 unreserved plus what is harmless in each position; `+` is always escaped because form decoders
-    // elsewhere would read it as a space.
-    private static let queryCharacters = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/@!$'()*,;=")
-    private static let labelCharacters = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~@!$'()*,;")
-
-    private static func escape(_ text: String, keeping allowed: CharacterSet) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        return head + EnrollmentURIEscaping.label(issuer: issuer, account: accountName) + "?"
+            + EnrollmentURIEscaping.query(items)
     }
 }

@@ -79,7 +79,7 @@ public struct ForgeRockEnrollmentURI: Sendable, Equatable {
         if let version = p.optional("version"), version != "1" {
             throw p.invalid("version", "URI version", "must be 1, not '\(EnrollmentURIError.excerpt(version))'")
         }
-        (issuer, accountName) = try Self.identity(label: parts.label, parameters: p)
+        (issuer, accountName) = try p.identity(label: parts.label, issuer: p.base64TextOrPlain("issuer"))
         registrationURL = try p.httpURL("r", "registration endpoint")
         authenticationURL = try p.httpURL("a", "authentication endpoint")
         sharedSecret = try p.requiredBase64("s", "shared secret")
@@ -101,42 +101,10 @@ public struct ForgeRockEnrollmentURI: Sendable, Equatable {
         totp = try Self.oath(mechanism: mechanism, parameters: p)
     }
 
-    /// Android's rules: the label splits at the first `:`; without one it names both issuer and account;
-    /// a non-empty `issuer` parameter wins; an empty account is "Untitled".
-    private static func identity(label: String, parameters p: EnrollmentParameters) throws(EnrollmentURIError)
-        -> (issuer: String, account: String) {
-        let colon = label.firstIndex(of: ":")
-        var issuer = colon.map { String(label[..<$0]) } ?? label
-        let account = colon.map { String(label[label.index(after: $0)...]) } ?? label
-        if let override = p.base64TextOrPlain("issuer") { issuer = override }
-        guard !issuer.isEmpty || !account.isEmpty else {
-            throw .badLabel(scheme: p.scheme, problem: "names neither an issuer nor an account")
-        }
-        return (issuer, account.isEmpty ? "Untitled" : account)
-    }
-
     private static func oath(mechanism: Mechanism, parameters p: EnrollmentParameters) throws(EnrollmentURIError)
         -> TOTPParameters? {
         guard mechanism != .push else { return nil }
-        let secretText = try p.required("secret", "OATH secret")
-        guard let secret = Base32.decode(secretText), !secret.isEmpty else {
-            throw p.invalid("secret", "OATH secret", "is not valid base32")
-        }
-        guard mechanism == .totp else { return nil }
-        let algorithmName = p.optional("algorithm")?.lowercased() ?? "sha1"
-        guard let algorithm = OTPAlgorithm(rawValue: algorithmName) else {
-            throw p.invalid("algorithm", "OTP algorithm", "must be SHA1, SHA256 or SHA512")
-        }
-        let digits = try p.integer("digits", "code length", default: 6)
-        let period = try p.integer("period", "code period", default: 30)
-        do {
-            return try TOTPParameters(secret: secret, algorithm: algorithm, digits: digits, period: period)
-        } catch {
-            switch error {
-            case .digits: throw p.invalid("digits", "code length", "must be 6, 7 or 8")
-            case .period: throw p.invalid("period", "code period", "must be 1 to 86400 seconds")
-            case .emptySecret: throw p.invalid("secret", "OATH secret", "is empty")
-            }
-        }
+        let secret = try p.oathSecret()
+        return mechanism == .totp ? try p.totp(secret: secret) : nil
     }
 }

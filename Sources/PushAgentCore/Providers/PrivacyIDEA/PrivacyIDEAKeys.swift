@@ -1,4 +1,4 @@
-import _CryptoExtras
+import CryptoExtras
 import Foundation
 
 /// privacyIDEA signs in both directions with RSASSA-PKCS1-v1_5 over SHA-256 and writes signatures in padded base32

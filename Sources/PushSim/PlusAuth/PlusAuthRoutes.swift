@@ -1,0 +1,93 @@
+import Foundation
+import Hummingbird
+import PushAgentCore
+
+/// PlusAuth's push-authenticator endpoints: enroll, and resolve under both documented paths.
+struct PlusAuthRoutes: Sendable {
+    let sim: PlusAuthSim
+
+    func add(to router: Router<BasicRequestContext>) {
+        router.post(RouterPath(stringLiteral: PlusAuthSim.enrollPath)) { request, _ in
+            await Self.reply {
+                let body = try await JSONReply.decode(PlusAuthEnrollmentBody.self, from: request)
+                try await sim.enroll(bearer: Self.bearer(of: request), body: body, now: Date())
+            }
+        }
+        for path in [PlusAuthSim.resolvePath, PlusAuthSim.resolveChallengePath] {
+            router.post(RouterPath(stringLiteral: path)) { request, _ in
+                await Self.reply {
+                    let body = try await JSONReply.decode(PlusAuthResolveBody.self, from: request)
+                    try await sim.resolve(endpoint: path, bearer: Self.bearer(of: request), body: body, now: Date())
+                }
+            }
+        }
+    }
+
+    private static func bearer(of request: Request) -> String? {
+        guard let value = request.headers[.authorization], value.lowercased().hasPrefix("bearer ") else { return nil }
+        return String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces)
+    }
+
+    /// 200 `{}`, or the refusal as `{"error", "message"}` with its status.
+    private static func reply(_ body: () async throws -> Void) async -> Response {
+        let refusal: AdminFailure
+        do {
+            try await body()
+            return JSONReply.make(.ok, [String: String]())
+        } catch let known as AdminFailure {
+            refusal = known
+        } catch let bad as JSONReply.BadBody {
+            refusal = .invalidRequest(bad.message)
+        } catch {
+            refusal = AdminFailure(status: 500, code: "server_error", message: "\(error)")
+        }
+        return JSONReply.make(.init(code: refusal.status), ["error": refusal.code, "message": refusal.message])
+    }
+}
+
+/// `/sim/plusauth/…`: what the tests and `pushsim plusauth …` drive the sim with.
+struct PlusAuthAdminRoutes: Sendable {
+    let sim: PlusAuthSim
+
+    func add(to router: Router<BasicRequestContext>) {
+        let group = router.group("/sim/plusauth")
+        group.post("/enroll-uri") { request, _ in
+            await AdminReply.reply {
+                let body = try await JSONReply.decode(SimAdminAPI.PlusAuth.EnrollURIRequest.self, from: request, empty: .init())
+                return SimAdminAPI.EnrollURIResponse(uri: try await sim.enrollmentURI(body))
+            }
+        }
+        group.post("/push") { request, _ in
+            await AdminReply.reply {
+                let body = try await JSONReply.decode(SimAdminAPI.PlusAuth.PushRequest.self, from: request, empty: .init())
+                return try await sim.push(body, now: Date())
+            }
+        }
+        group.get("/answers") { request, _ in
+            await AdminReply.reply {
+                let (after, wait) = try AdminReply.cursor(request)
+                return SimAdminAPI.PlusAuth.AnswersResponse(answers: await sim.answers.answers(after: after, wait: wait))
+            }
+        }
+        group.get("/registrations") { _, _ in
+            JSONReply.make(.ok, SimAdminAPI.PlusAuth.RegistrationsResponse(registrations: await sim.registrationList()))
+        }
+    }
+}
+
+/// PlusAuth's push authenticator ("AuthPlus"): enroll and resolve endpoints, contexts signed with the uploaded keys.
+struct PlusAuthRole: SimRole {
+    static let name = "plusauth"
+    let sim: PlusAuthSim
+
+    init(context: SimRoleContext) {
+        sim = PlusAuthSim(relay: context.relay, events: context.events)
+    }
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        PlusAuthRoutes(sim: sim).add(to: router)
+        PlusAuthAdminRoutes(sim: sim).add(to: router)
+    }
+
+    func setPublicURL(_ url: String) async { await sim.setPublicURL(url) }
+}
