@@ -15,6 +15,4 @@ struct Backoff: Sendable {
         attempt += 1
         return Double.random(in: (ceiling / 2)...ceiling)
     }
-
-    mutating func reset() { attempt = 0 }
 }
