@@ -14,7 +14,8 @@ struct SystemdWatchdog: Service {
     private var maximumSilence: Duration { .seconds(config.current.pollWaitSeconds + 20) }
 
     func run() async throws {
-        let interval = SystemdNotifier.watchdogInterval().map { $0 / 2 } ?? .seconds(5)
+        // Half the watchdog interval, and often enough that STATUS= follows the relay state and the pending count.
+        let interval = min(SystemdNotifier.watchdogInterval().map { $0 / 2 } ?? .seconds(5), .seconds(5))
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 if heartbeat.sinceLastBeat <= maximumSilence { SystemdNotifier.watchdog() }
