@@ -1,10 +1,36 @@
-# pushagent — the two commands of README.md: `make demo` and `make test`.
+# pushagent — the two commands of README.md (`make demo`, `make test`), and installing it (`make install`, `make deb`).
 SWIFT ?= swift
+# python3-venv: the real privacyIDEA server the tests install from PyPI; libzbar/libpng/libjpeg: `pushctl enroll
+# --qr`, and qrencode/netpbm/libjpeg-turbo-progs make its test pictures; systemd-container: systemd-nspawn, which
+# boots the systemd that `make test-systemd` installs the .deb into (curl and sqlite3 are what that test inspects
+# the relay and the agent's state with).
 APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool python3-venv \
-	libzbar-dev libpng-dev libjpeg62-turbo-dev qrencode netpbm libjpeg-turbo-progs
+	libzbar-dev libpng-dev libjpeg62-turbo-dev qrencode netpbm libjpeg-turbo-progs systemd-container curl sqlite3
 BIN := .build/debug
 
-.PHONY: all deps build test demo demo-check bench clean
+# Installation layout (DESTDIR-aware). CONFIG=release links the Swift runtime statically, so the binaries need
+# only the system libraries the .deb depends on; CONFIG=debug (what the tests install) needs the toolchain's.
+CONFIG ?= release
+SWIFT_BUILD_FLAGS_release := --static-swift-stdlib
+SWIFT_BUILD_FLAGS_debug :=
+PREFIX ?= /usr
+SYSCONFDIR ?= /etc
+DESTDIR ?=
+BINDIR := $(PREFIX)/bin
+SYSTEMD_DIR := $(PREFIX)/lib/systemd
+MANDIR := $(PREFIX)/share/man
+DOCDIR := $(PREFIX)/share/doc/pushagent
+PROGRAMS := pushagentd pushctl pushrelay pushsim
+BUILD_DIR = .build/$(CONFIG)
+GENERATED = .build/install-$(CONFIG)
+
+VERSION := $(shell sed -n 's/.*static let string = "\(.*\)"/\1/p' Sources/PushAgentDaemon/Control/ControlRoutes.swift)
+DEB_ARCH = $(shell dpkg --print-architecture)
+DEB_FILE = .build/pushagent_$(VERSION)_$(DEB_ARCH).deb
+# none for the tests' debug package (fast to build and install), xz for a release package.
+DEB_COMPRESS ?= xz
+
+.PHONY: all deps build test test-systemd demo demo-check bench generated install install-files deb clean
 
 all: build
 
@@ -21,11 +47,18 @@ build: deps
 	$(SWIFT) build
 
 # Every test: unit, the HTTP client against a local server, the relay, and end to end with the real processes;
-# then the demo, approved automatically, so the README's demo command is tested too.
+# then the demo, approved automatically, so the README's demo command is tested too; then the installed
+# package in a booted systemd.
 test: build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	scripts/demo.sh --auto
+	$(MAKE) test-systemd
+
+# Builds the .deb from the debug build and checks it in a booted systemd container (scripts/test-systemd.sh).
+test-systemd: deps
+	$(MAKE) deb CONFIG=debug DEB_COMPRESS=none
+	scripts/test-systemd.sh $(DEB_FILE)
 
 demo: build
 	scripts/demo.sh
@@ -33,6 +66,57 @@ demo: build
 bench: deps
 	$(SWIFT) build -c release
 	.build/release/pushbench --bin-dir .build/release
+
+# The programs, and from them the man pages (swift-argument-parser's generate-manual) and shell completions.
+generated: deps
+	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS_$(CONFIG))
+	$(SWIFT) build --product generate-manual
+	rm -rf $(GENERATED) && mkdir -p $(GENERATED)/man $(GENERATED)/completions
+	for p in $(PROGRAMS); do .build/debug/generate-manual $(BUILD_DIR)/$$p --output-directory $(GENERATED)/man; done
+	for shell in bash zsh fish; do \
+		$(BUILD_DIR)/pushctl --generate-completion-script $$shell > $(GENERATED)/completions/pushctl.$$shell; \
+	done
+
+install: generated
+	$(MAKE) install-files
+
+# Example configs are installed only where none exists, so an admin's settings are never overwritten.
+install-files:
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSTEMD_DIR)/system $(DESTDIR)$(SYSTEMD_DIR)/user \
+		$(DESTDIR)$(SYSTEMD_DIR)/catalog $(DESTDIR)$(PREFIX)/lib/sysusers.d $(DESTDIR)$(PREFIX)/lib/tmpfiles.d \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/pushagent \
+		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
+		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+	for p in $(PROGRAMS); do install -m 0755 $(BUILD_DIR)/$$p $(DESTDIR)$(BINDIR)/$$p; done
+	install -m 0644 systemd/pushagentd.service systemd/pushagentd.socket systemd/pushrelay.service \
+		$(DESTDIR)$(SYSTEMD_DIR)/system/
+	install -m 0644 systemd/user/pushagentd.service systemd/user/pushagentd.socket $(DESTDIR)$(SYSTEMD_DIR)/user/
+	install -m 0644 systemd/pushagent.catalog $(DESTDIR)$(SYSTEMD_DIR)/catalog/pushagent.catalog
+	install -m 0644 systemd/pushagent.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/pushagent.conf
+	install -m 0644 systemd/pushagent.tmpfiles $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/pushagent.conf
+	for f in pushagentd.toml pushrelay.toml; do \
+		[ -e $(DESTDIR)$(SYSCONFDIR)/pushagent/$$f ] || install -m 0640 etc/pushagent/$$f $(DESTDIR)$(SYSCONFDIR)/pushagent/$$f; \
+	done
+	install -m 0644 $(GENERATED)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 $(GENERATED)/completions/pushctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pushctl
+	install -m 0644 $(GENERATED)/completions/pushctl.zsh $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_pushctl
+	install -m 0644 $(GENERATED)/completions/pushctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/pushctl.fish
+	install -m 0644 README.md $(DESTDIR)$(DOCDIR)/
+	cp -r docs/. $(DESTDIR)$(DOCDIR)/
+	chmod -R u=rwX,go=rX $(DESTDIR)$(DOCDIR)
+
+# A .deb of the same layout; its maintainer scripts (packaging/deb/) create the users, apply the tmpfiles,
+# update the journal catalog and enable the socket.
+deb: generated
+	rm -rf .build/deb-root
+	$(MAKE) install-files DESTDIR=$(CURDIR)/.build/deb-root PREFIX=/usr SYSCONFDIR=/etc CONFIG=$(CONFIG)
+	install -d .build/deb-root/DEBIAN
+	install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm .build/deb-root/DEBIAN/
+	printf '%s\n' /etc/pushagent/pushagentd.toml /etc/pushagent/pushrelay.toml > .build/deb-root/DEBIAN/conffiles
+	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
+		-e "s/@SIZE@/$$(du -sk --exclude=DEBIAN .build/deb-root | cut -f1)/" \
+		packaging/deb/control.in > .build/deb-root/DEBIAN/control
+	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build .build/deb-root $(DEB_FILE)
 
 clean:
 	rm -rf .build demo-state

@@ -7,8 +7,10 @@ public final class ManagedProcess: Sendable {
     private let process: Process
     private let output = OutputBuffer()
 
-    /// Starts `executable` with `arguments`; stdout and stderr are collected together.
-    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:]) throws {
+    /// Starts `executable` with `arguments`; stdout and stderr are collected together; stdin is `standardInput`
+    /// (for instance a socket to hand over) or /dev/null.
+    public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:],
+                standardInput: FileHandle = .nullDevice) throws {
         self.name = name
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
@@ -20,7 +22,7 @@ public final class ManagedProcess: Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = standardInput
         self.process = process
         let output = self.output
         pipe.fileHandleForReading.readabilityHandler = { handle in

@@ -14,10 +14,20 @@ public enum ControlClientError: Error, CustomStringConvertible {
     public var description: String {
         switch self {
         case .unreachable(let path, let cause):
-            "cannot reach pushagentd at \(path): \(cause). Is the daemon running? (start it with `systemctl start pushagentd`, `systemctl --user start pushagentd`, or point --socket / PUSHAGENT_SOCKET at its socket)"
+            "cannot reach pushagentd at \(path): \(cause). \(Self.unreachableHint(socketPath: path))"
         case .api(_, let error): error.message
         case .badResponse(let what): "unexpected answer from pushagentd: \(what)"
         }
+    }
+
+    /// A socket this user may not open needs group membership, not a daemon start.
+    static func unreachableHint(socketPath: String) -> String {
+        var info = stat()
+        if stat(socketPath, &info) == 0, access(socketPath, R_OK | W_OK) != 0 {
+            let group = getgrgid(info.st_gid).map { String(cString: $0.pointee.gr_name) } ?? "gid \(info.st_gid)"
+            return "Only its owner and the members of group \(group) may use it: ask an admin to add you (usermod -aG \(group) $USER, then log in again)"
+        }
+        return "Is the daemon running? (start it with `systemctl start pushagentd`, `systemctl --user start pushagentd`, or point --socket / PUSHAGENT_SOCKET at its socket)"
     }
 }
 

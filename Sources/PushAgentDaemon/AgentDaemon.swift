@@ -10,9 +10,12 @@ import SystemdSupport
 
 /// pushagentd: wires the store, the relay loop, the providers and the control socket, and runs them until SIGTERM.
 public enum AgentDaemon {
-    public static func run(config: AgentConfig) async throws {
+    /// `reload` reads the configuration again from the same sources, on SIGHUP.
+    public static func run(config: AgentConfig, reload: @escaping @Sendable () throws -> AgentConfig) async throws {
         let logger = Logger(label: "pushagentd")
-        try prepareDirectories(config)
+        let liveConfig = LiveConfig(config)
+        let listener = try ControlListener.resolve(configuredPath: config.socketPath)
+        try prepareDirectories(config, listener: listener)
         let stateLock = try InstanceLock(path: config.stateDirectory + "/pushagentd.lock")
         let store = try AgentStore(directory: config.stateDirectory)
         let http = CurlHTTPClient.shared
@@ -26,19 +29,17 @@ public enum AgentDaemon {
             .privacyidea: PrivacyIDEAModule(store: store, http: providerHTTP, logger: logger),
             .plusauth: PlusAuthModule(store: store, http: providerHTTP, config: config, logger: logger),
         ]
-        let approvals = ApprovalService(
-            store: store, modules: modules, events: events, inFlight: inFlight,
-            answerWait: .milliseconds(Int(config.answerWaitSeconds * 1000)),
-            retryBackoff: (config.backoffInitialSeconds, config.backoffMaxSeconds), logger: logger)
+        let approvals = ApprovalService(store: store, modules: modules, events: events, inFlight: inFlight,
+                                        config: liveConfig, logger: logger)
         let ingest = PushIngest(store: store, modules: modules, events: events, logger: logger)
-        let poller = RelayPoller(client: RelayDeviceClient(baseURL: config.relayURL ?? "", http: http), config: config,
+        let poller = RelayPoller(client: RelayDeviceClient(baseURL: config.relayURL ?? "", http: http), config: liveConfig,
                                  store: store, ingest: ingest, relayState: relayState, events: events,
                                  heartbeat: heartbeat, logger: logger)
         let routes = ControlRoutes(
             store: store, approvals: approvals,
             enrollment: EnrollmentService(store: store, modules: modules, events: events, deviceName: config.deviceName, logger: logger),
             events: events, relayState: relayState,
-            policy: OperatorPolicy(operators: config.operators, daemonUid: getuid()), startedAt: Date(), logger: logger)
+            policy: OperatorPolicy(config: liveConfig, daemonUid: getuid()), startedAt: Date(), logger: logger)
         let privacyIDEAPoller = PrivacyIDEAPoller(
             store: store, http: providerHTTP, ingest: ingest, intervalSeconds: config.privacyIDEAPollSeconds,
             backoff: (config.backoffInitialSeconds, config.backoffMaxSeconds), logger: logger)
@@ -46,35 +47,28 @@ public enum AgentDaemon {
         routes.register(on: router)
         RefreshRoutes(privacyIDEA: privacyIDEAPoller).register(on: router)
 
-        let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store,
-                                       maximumSilence: .seconds(config.pollWaitSeconds + 30))
-        let socketPath = config.socketPath
-        // The socket is created by bind(2) with 0777 & ~umask: set the mode there, with no window where it is wider.
-        let previousMask = umask(config.socketMode.umask)
-        let app = Application(
-            router: router,
-            configuration: .init(address: .unixDomainSocket(path: socketPath), serverName: "pushagentd"),
-            onServerRunning: { _ in
-                umask(previousMask)
-                logger.notice("control socket listening on \(socketPath)")
-                SystemdNotifier.ready(status: await watchdog.statusLine())
-            },
-            logger: logger)
+        let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store, config: liveConfig)
+        let server = ControlServer(listener: listener, responder: router.buildResponder(), socketMode: config.socketMode,
+                                   logger: logger) {
+            logger.notice("control socket listening on \(listener.path)\(listener.isActivated ? " (socket-activated)" : "")")
+            SystemdNotifier.ready(status: await watchdog.statusLine())
+        }
+        let reloader = ConfigReloader(config: liveConfig, load: reload, statusLine: { await watchdog.statusLine() },
+                                      logger: logger)
         try await approvals.resumeUnfinished()
         let group = ServiceGroup(configuration: .init(
-            services: [app, poller, privacyIDEAPoller, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog,
-                       ShutdownHooks(events: events, inFlight: inFlight, logger: logger)],
+            services: [server, poller, privacyIDEAPoller, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog,
+                       reloader, ShutdownHooks(events: events, inFlight: inFlight, logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
         SystemdNotifier.stopping()
-        unlink(socketPath)
         withExtendedLifetime(stateLock) {}
         logger.notice("stopped")
     }
 
-    private static func prepareDirectories(_ config: AgentConfig) throws {
+    private static func prepareDirectories(_ config: AgentConfig, listener: ControlListener) throws {
         let socketDirectory = (config.socketPath as NSString).deletingLastPathComponent
-        if !FileManager.default.fileExists(atPath: socketDirectory) {
+        if case .bound = listener, !FileManager.default.fileExists(atPath: socketDirectory) {
             try FileManager.default.createDirectory(atPath: socketDirectory, withIntermediateDirectories: true,
                                                     attributes: [.posixPermissions: config.socketMode.directoryMode])
         }

@@ -11,8 +11,8 @@ public enum LoggingSetup {
     private static let bootstrapped = Atomic<Bool>(false)
 
     /// Installs the process-wide log handler. Every Logger reports under `label` (the program name), so
-    /// `journalctl -t <label>` also finds what libraries log. swift-log traps on a second
-    /// `LoggingSystem.bootstrap`, so later calls here do nothing.
+    /// `journalctl -t <label>` also finds what libraries log, at `level` until `ProcessLogLevel.current` changes.
+    /// swift-log traps on a second `LoggingSystem.bootstrap`, so later calls here do nothing.
     public static func bootstrap(label: String, level: Logger.Level) {
         guard bootstrapped.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
@@ -22,16 +22,11 @@ public enum LoggingSetup {
             stderrIsJournal: stderrIsJournal,
             invocationID: environment("INVOCATION_ID"),
             journalSocketExists: access(Journald.socketPath, F_OK) == 0)
+        ProcessLogLevel.current = level
         LoggingSystem.bootstrap { _ in
             switch backend {
-            case .journal:
-                var handler = JournaldLogHandler(label: label)
-                handler.logLevel = level
-                return handler
-            case .console:
-                var handler = ConsoleLogHandler(label: label, syslogPrefix: stderrIsJournal)
-                handler.logLevel = level
-                return handler
+            case .journal: SharedLevelLogHandler(JournaldLogHandler(label: label))
+            case .console: SharedLevelLogHandler(ConsoleLogHandler(label: label, syslogPrefix: stderrIsJournal))
             }
         }
     }

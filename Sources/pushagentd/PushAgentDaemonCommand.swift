@@ -40,7 +40,7 @@ struct PushAgentDaemonCommand: AsyncParsableCommand {
         }
         LoggingSetup.bootstrap(label: "pushagentd", level: settings.logLevel)
         do {
-            try await AgentDaemon.run(config: settings)
+            try await AgentDaemon.run(config: settings) { try ConfigLoader.load(overrides) }
         } catch {
             Logger(label: "pushagentd").critical("pushagentd cannot run: \(error)")
             throw ExitCode.failure

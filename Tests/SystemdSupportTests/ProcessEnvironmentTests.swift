@@ -72,9 +72,12 @@ import Testing
             LoggingSetup.bootstrap(label: "other", level: .info)
         }
         let logger = Logger(label: "some.library")
-        let handler = logger.handler as? ConsoleLogHandler
-        #expect(handler?.label == "pushagentd")
+        let handler = logger.handler as? SharedLevelLogHandler<ConsoleLogHandler>
+        #expect(handler?.base.label == "pushagentd")
         #expect(logger.logLevel == .debug)
+        ProcessLogLevel.current = .notice
+        #expect(logger.logLevel == .notice, "a reload's level applies to loggers made before it")
+        ProcessLogLevel.current = .debug
     }
 }
 

@@ -11,8 +11,7 @@ struct ApprovalService: Sendable {
     let modules: [Provider: any ProviderModule]
     let events: EventBus
     let inFlight: InFlightAnswers
-    let answerWait: Duration
-    let retryBackoff: (initial: Double, maximum: Double)
+    let config: LiveConfig
     let logger: Logger
 
     /// Starts answering and waits (bounded) for the provider's verdict; past the bound the approval is returned in progress.
@@ -36,7 +35,7 @@ struct ApprovalService: Sendable {
         return await withTaskGroup(of: Approval?.self) { group in
             group.addTask { await task.value }
             group.addTask {
-                try? await Task.sleep(for: answerWait)
+                try? await Task.sleep(for: .milliseconds(Int(config.current.answerWaitSeconds * 1000)))
                 return nil
             }
             let first = await group.next() ?? nil
@@ -95,7 +94,7 @@ struct ApprovalService: Sendable {
     private func send(_ stored: StoredApproval, _ decision: AnswerDecision) async -> Approval {
         let approval = stored.approval
         let success: ApprovalState = if case .approve = decision { .approved } else { .denied }
-        var backoff = Backoff(initial: retryBackoff.initial, maximum: retryBackoff.maximum)
+        var backoff = Backoff(initial: config.current.backoffInitialSeconds, maximum: config.current.backoffMaxSeconds)
         var outcome: (ApprovalState, String?)
         while true {
             do {

@@ -1,15 +1,16 @@
 import Foundation
 
 /// Who may write through the control API (DESIGN.md §4): root, the daemon's own uid, and configured operators
-/// (`"alice"` a user, `"@wheel"` the members of a group). Names are resolved per request, so group changes apply at once.
+/// (`"alice"` a user, `"@wheel"` the members of a group). Names and the list itself are read per request, so group
+/// changes and a reloaded `operators` apply at once.
 struct OperatorPolicy: Sendable {
-    let operators: [String]
+    let config: LiveConfig
     let daemonUid: UInt32
 
     func mayWrite(uid: UInt32) -> Bool {
         if uid == 0 || uid == daemonUid { return true }
         guard let user = Self.userName(uid: uid) else { return false }
-        for entry in operators {
+        for entry in config.current.operators {
             if entry.hasPrefix("@") {
                 if Self.isMember(user: user, uid: uid, ofGroup: String(entry.dropFirst())) { return true }
             } else if entry == user {

@@ -16,5 +16,6 @@ struct Backoff: Sendable {
         return Double.random(in: (ceiling / 2)...ceiling)
     }
 
+    /// After a success: the next failure starts from `initial` again.
     mutating func reset() { attempt = 0 }
 }

@@ -7,7 +7,7 @@ import ServiceLifecycle
 /// Registers with the relay when needed and long-polls it, acknowledging only what the store has committed.
 struct RelayPoller: Service {
     let client: RelayDeviceClient
-    let config: AgentConfig
+    let config: LiveConfig
     let store: AgentStore
     let ingest: PushIngest
     let relayState: RelayStateBox
@@ -17,11 +17,11 @@ struct RelayPoller: Service {
 
     func run() async throws {
         await cancelWhenGracefulShutdown {
-            var backoff = Backoff(initial: config.backoffInitialSeconds, maximum: config.backoffMaxSeconds)
+            var backoff = makeBackoff()
             while !Task.isCancelled {
                 do {
                     try await pollOnce()
-                    backoff.reset()
+                    backoff = makeBackoff()
                 } catch is CancellationError {
                     return
                 } catch {
@@ -40,7 +40,7 @@ struct RelayPoller: Service {
         let device = try await registeredDevice()
         let cursor = try await store.cursor()
         // Until a poll has succeeded, ask without holding, so the state shows "connected" as soon as it is true.
-        let wait = relayState.current.state == .connected ? config.pollWaitSeconds : 0
+        let wait = relayState.current.state == .connected ? config.current.pollWaitSeconds : 0
         let batch: RelayDeviceClient.Batch
         do {
             batch = try await client.poll(deviceId: device.deviceId, secret: device.secret, after: cursor,
@@ -51,6 +51,7 @@ struct RelayPoller: Service {
         }
         heartbeat.beat()
         await setState(.connected, error: nil, nextTry: nil)
+        await TestFault.stall(.hangRelayLoop)
         for message in batch.messages.sorted(by: { $0.seq < $1.seq }) where message.seq > cursor {
             try await ingest.ingest(message)
         }
@@ -70,7 +71,8 @@ struct RelayPoller: Service {
 
     private func register(markAccounts: Bool) async throws -> DeviceIdentity {
         await setState(.registering, error: nil, nextTry: nil)
-        let registration = try await client.register(name: config.deviceName, registrationKey: config.relayRegistrationKey)
+        let settings = config.current
+        let registration = try await client.register(name: settings.deviceName, registrationKey: settings.relayRegistrationKey)
         let identity = DeviceIdentity(relayURL: client.baseURL, deviceId: registration.deviceId, token: registration.token,
                                       secret: registration.secret, registeredAt: Date())
         try await store.saveDeviceIdentity(identity, markAccountsForTokenUpdate: markAccounts)
@@ -97,6 +99,11 @@ struct RelayPoller: Service {
                 logger.notice("relay: connected to \(changed.url)", metadata: ["message_id": "\(LogMessageID.relayStateChanged)"])
             }
         }
+    }
+
+    /// Read on each (re)start of the backoff, so a reload's timings apply from the next error on.
+    private func makeBackoff() -> Backoff {
+        Backoff(initial: config.current.backoffInitialSeconds, maximum: config.current.backoffMaxSeconds)
     }
 
     /// Sleeps through a backoff while still proving to the watchdog that the loop is alive.

@@ -8,11 +8,14 @@ struct SystemdWatchdog: Service {
     let heartbeat: Heartbeat
     let relayState: RelayStateBox
     let store: AgentStore
-    /// The longest the relay loop may go without a beat (a long-poll plus slack).
-    let maximumSilence: Duration
+    let config: LiveConfig
+
+    /// The longest the relay loop may go without a beat: a long-poll's own timeout (wait + 15 s) plus slack.
+    private var maximumSilence: Duration { .seconds(config.current.pollWaitSeconds + 20) }
 
     func run() async throws {
-        let interval = SystemdNotifier.watchdogInterval().map { $0 / 2 } ?? .seconds(5)
+        // Half the watchdog interval, and often enough that STATUS= follows the relay state and the pending count.
+        let interval = min(SystemdNotifier.watchdogInterval().map { $0 / 2 } ?? .seconds(5), .seconds(5))
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 if heartbeat.sinceLastBeat <= maximumSilence { SystemdNotifier.watchdog() }
