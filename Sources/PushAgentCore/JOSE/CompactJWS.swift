@@ -5,10 +5,15 @@ import Foundation
 enum CompactJWS {
     /// The header's `alg`; throws for anything that is not three base64url segments with a JSON header.
     static func algorithm(of token: String) throws(JWSError) -> String {
+        guard case .string(let algorithm)? = try header(of: token)["alg"] else { throw .algorithmNotAllowed("none given") }
+        return algorithm
+    }
+
+    /// The protected header as JSON, read before verification to pick the key and pin `alg`/`typ`.
+    static func header(of token: String) throws(JWSError) -> [String: JSONValue] {
         let segments = try segments(of: token)
         guard let header = decodeObject(segments[0]) else { throw .malformed("the JWT header is not base64url JSON") }
-        guard case .string(let algorithm)? = header["alg"] else { throw .algorithmNotAllowed("none given") }
-        return algorithm
+        return header
     }
 
     /// The payload as JSON, NOT verified: only for routing (which key to verify with), never to trust a value.
