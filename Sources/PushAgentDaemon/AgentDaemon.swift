@@ -39,6 +39,7 @@ public enum AgentDaemon {
             policy: OperatorPolicy(operators: config.operators, daemonUid: getuid()), startedAt: Date(), logger: logger)
         let router = Router(context: PeerContext.self)
         routes.register(on: router)
+        StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)).register(on: router)
 
         let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store,
                                        maximumSilence: .seconds(config.pollWaitSeconds + 30))
