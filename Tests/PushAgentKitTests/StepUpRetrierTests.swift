@@ -22,7 +22,7 @@ struct StepUpRetrierTests {
             let (client, retrier) = Self.client(flow)
             let tasks = Self.requests(10, client, server.baseURL + "/otp")
             try await eventually("all 10 requests wait for the step-up") { retrier.waitingRequests == 10 }
-            #expect(flow.started == 1)
+            try await eventually("the flow started") { flow.started > 0 }
             flow.answer(.success(StepUpToken(ChallengeServer.code)))
             for task in tasks {
                 let response = try await task.value
@@ -82,7 +82,7 @@ struct StepUpRetrierTests {
             let flow = ManualFlow()
             let (client, retrier) = Self.client(flow)
             let tasks = Self.requests(2, client, server.baseURL + "/otp")
-            try await eventually("2 requests wait") { retrier.waitingRequests == 2 }
+            try await eventually("2 requests wait") { retrier.waitingRequests == 2 && flow.started == 1 }
             for task in tasks { task.cancel() }
             try await eventually("the orphaned flow is cancelled") { flow.cancelled == 1 }
             #expect(retrier.waitingRequests == 0)
@@ -140,7 +140,7 @@ struct StepUpRetrierTests {
             let (client, retrier) = Self.client(flow, triggers: [GitHubOTPTrigger(), BearerStepUpTrigger()])
             let request = HTTPRequest(url: server.baseURL + "/bearer", headers: [(name: "Authorization", value: "Bearer old-token")])
             let task = Task { try await client.send(request) }
-            try await eventually("the request waits") { retrier.waitingRequests == 1 }
+            try await eventually("the request waits") { retrier.waitingRequests == 1 && flow.started == 1 }
             let challenge = try #require(flow.challenges.first)
             #expect(challenge.trigger == "rfc9470")
             #expect(challenge.acrValues == ["mfa", "hwk"])

@@ -9,6 +9,7 @@ final class ManualFlow: StepUpFlow {
         var cancelled = 0
         var challenges: [StepUpChallenge] = []
         var waiting: [Int: CheckedContinuation<StepUpToken, any Error>] = [:]
+        var answer: Result<StepUpToken, any Error>?
     }
 
     private let state = Mutex(State())
@@ -25,12 +26,13 @@ final class ManualFlow: StepUpFlow {
         }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
-                let cancelled = state.withLock { state in
-                    if Task.isCancelled { return true }
+                let now: Result<StepUpToken, any Error>? = state.withLock { state in
+                    if Task.isCancelled { return .failure(CancellationError()) }
+                    if let answer = state.answer { return answer }
                     state.waiting[id] = continuation
-                    return false
+                    return nil
                 }
-                if cancelled { continuation.resume(throwing: CancellationError()) }
+                if let now { continuation.resume(with: now) }
             }
         } onCancel: {
             let continuation = state.withLock { state in
@@ -41,9 +43,10 @@ final class ManualFlow: StepUpFlow {
         }
     }
 
-    /// Ends every flow running now with `result`.
+    /// Ends every flow, running or still to start, with `result`.
     func answer(_ result: Result<StepUpToken, any Error>) {
         let waiting = state.withLock { state in
+            state.answer = result
             defer { state.waiting.removeAll() }
             return Array(state.waiting.values)
         }
