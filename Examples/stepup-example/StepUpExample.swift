@@ -60,7 +60,7 @@ struct StepUpExample: AsyncParsableCommand {
     private static func call(_ client: StepUpHTTPClient, _ url: String, number: Int) async -> Bool {
         do {
             let response = try await client.send(HTTPRequest(url: url))
-            say("request \(number): HTTP \(response.status) \(response.text)")
+            say("request \(number): HTTP \(response.status) \(response.text.trimmingCharacters(in: .whitespacesAndNewlines))")
             return (200..<300).contains(response.status)
         } catch let error as StepUpError {
             if case .cancelled = error { say("request \(number): cancelled") } else { complain("request \(number): \(error)") }
