@@ -124,8 +124,11 @@ let package = Package(
 
         // Tests
         .testTarget(name: "PushAgentCoreTests", dependencies: ["PushAgentCore"], swiftSettings: swiftSettings),
+        // An in-process Hummingbird server for the HTTP clients' tests.
+        .target(name: "HTTPTestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+                path: "Tests/HTTPTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlHTTPTests", dependencies: [
-            "CurlHTTP", .product(name: "Hummingbird", package: "hummingbird"),
+            "CurlHTTP", "HTTPTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "CurlHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "QRImageTests", dependencies: ["QRImage"], swiftSettings: swiftSettings),
@@ -133,7 +136,8 @@ let package = Package(
         .testTarget(name: "PushAgentDaemonTests", dependencies: ["PushAgentDaemon", "PushAgentStore", "PushAgentCore"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentKitTests", dependencies: [
-            "PushAgentKit", "PushAgentKitOpenAPI", "CurlHTTP", .product(name: "Hummingbird", package: "hummingbird"),
+            "PushAgentKit", "PushAgentKitOpenAPI", "CurlHTTP", "HTTPTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], swiftSettings: swiftSettings),

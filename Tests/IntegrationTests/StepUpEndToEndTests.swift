@@ -43,8 +43,14 @@ struct StepUpEndToEndTests {
     @Test func aReceiptSignedByTheDeviceKeyPassesRFC9470() async throws {
         try await StepUpCluster.run { stepUp in
             let (server, url) = try await stepUp.startServer(trigger: "rfc9470")
+            let watch = try ManagedProcess(name: "pushctl watch", executable: Binaries.path("pushctl"),
+                                           arguments: ["--socket", stepUp.cluster.socketPath, "watch"])
+            try await eventually("watch is subscribed") { watch.text.contains("relay.state") }
             let example = try stepUp.startExample(url, trigger: "rfc9470")
             let approval = try #require(try await stepUp.pendingStepUps().first)
+            try await eventually("the event stream shows the step-up with its caller") {
+                watch.text.contains("approval.created \(approval.id) pending: stepup-example (pid \(example.pid)")
+            }
             #expect(approval.accountId.isEmpty, "a receipt names no account")
             #expect(approval.message.contains("A step-up approval is required"))
             #expect(try stepUp.cluster.pushctl(["approve", approval.id]).status == 0)
@@ -52,6 +58,8 @@ struct StepUpEndToEndTests {
             #expect(exit.status == 0, "stepup-example: \(example.text)")
             try await eventually("the server verified the receipt") { server.text.contains("receipt \(approval.id) verified") }
             #expect(server.text.contains("accepted the step-up receipt"))
+            try await eventually("the event stream shows the approval") { watch.text.contains("\(approval.id) approved") }
+            await watch.stop()
             await server.stop()
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
+import HTTPTestSupport
 import Hummingbird
-import Logging
 
 /// A real HTTP server in the test process that protects its endpoints with step-up challenges and counts what it
 /// saw. (Kept apart from the client tests: Hummingbird exports its own HTTPRequest/HTTPResponse.)
@@ -9,7 +9,6 @@ final class ChallengeServer: Sendable {
     actor Log {
         private(set) var challenged = 0
         private(set) var accepted = 0
-        private(set) var refusedTokens: [String] = []
         private(set) var bodies: [String] = []
 
         func challenge() { challenged += 1 }
@@ -17,7 +16,6 @@ final class ChallengeServer: Sendable {
             accepted += 1
             if let body { bodies.append(body) }
         }
-        func refuse(_ token: String) { refusedTokens.append(token) }
     }
 
     static let code = "246810"
@@ -34,28 +32,9 @@ final class ChallengeServer: Sendable {
     /// Runs `body` with a server listening on 127.0.0.1, then stops it (also when `body` throws).
     static func with<T: Sendable>(_ body: (ChallengeServer) async throws -> T) async throws -> T {
         let log = Log()
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "PushAgentKitTests.server")
-        logger.logLevel = .critical  // cancelling the server at the end logs an error
-        let app = Application(router: router(log), configuration: .init(address: .hostname("127.0.0.1", port: 0)),
-                              onServerRunning: { channel in
-                                  portContinuation.yield(channel.localAddress?.port ?? 0)
-                                  portContinuation.finish()
-                              }, logger: logger)
-        let server = Task { try await app.run() }
-        func stop() async {
-            server.cancel()
-            _ = await server.result
-        }
-        var iterator = ports.makeAsyncIterator()
-        do {
-            guard let port = await iterator.next() else { throw CancellationError() }
-            let result = try await body(ChallengeServer(port: port, log: log))
-            await stop()
-            return result
-        } catch {
-            await stop()
-            throw error
+        return try await InProcessServer.with(router(log), address: .hostname("127.0.0.1", port: 0),
+                                              label: "PushAgentKitTests.server") { port in
+            try await body(ChallengeServer(port: port, log: log))
         }
     }
 
@@ -86,12 +65,9 @@ final class ChallengeServer: Sendable {
     }
 
     private static func otp(_ request: Request, log: Log, body: String? = nil) async -> Response {
-        if let presented = request.headers[.init("X-GitHub-OTP")!] {
-            if presented == code {
-                await log.accept(body: body)
-                return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: body ?? "protected")))
-            }
-            await log.refuse(presented)
+        if request.headers[.init("X-GitHub-OTP")!] == code {
+            await log.accept(body: body)
+            return Response(status: .ok, body: .init(byteBuffer: ByteBuffer(string: body ?? "protected")))
         }
         await log.challenge()
         return Response(status: .unauthorized, headers: [.init("X-GitHub-OTP")!: "required; app"],

@@ -12,17 +12,19 @@ struct StepUpRetrierTests {
         return (StepUpHTTPClient(retrier: retrier), retrier)
     }
 
-    static func requests(_ count: Int, _ client: StepUpHTTPClient, _ url: String) -> [Task<HTTPResponse, any Error>] {
-        (0..<count).map { _ in Task { try await client.send(HTTPRequest(url: url)) } }
+    /// `count` concurrent requests to `/otp`, once all of them wait on a step-up the test answers by hand.
+    static func parked(_ count: Int, at server: ChallengeServer)
+        async throws -> (ManualFlow, StepUpRetrier, [Task<HTTPResponse, any Error>]) {
+        let flow = ManualFlow()
+        let (client, retrier) = Self.client(flow)
+        let tasks = (0..<count).map { _ in Task { try await client.send(HTTPRequest(url: server.baseURL + "/otp")) } }
+        try await eventually("\(count) requests wait for the step-up") { retrier.waitingRequests == count && flow.started > 0 }
+        return (flow, retrier, tasks)
     }
 
     @Test func tenConcurrentRequestsShareOneFlowAndAllSucceedAfterOneApproval() async throws {
         try await ChallengeServer.with { server in
-            let flow = ManualFlow()
-            let (client, retrier) = Self.client(flow)
-            let tasks = Self.requests(10, client, server.baseURL + "/otp")
-            try await eventually("all 10 requests wait for the step-up") { retrier.waitingRequests == 10 }
-            try await eventually("the flow started") { flow.started > 0 }
+            let (flow, retrier, tasks) = try await Self.parked(10, at: server)
             flow.answer(.success(StepUpToken(ChallengeServer.code)))
             for task in tasks {
                 let response = try await task.value
@@ -39,10 +41,7 @@ struct StepUpRetrierTests {
 
     @Test func aDeniedFlowFailsAllTenWithItsCause() async throws {
         try await ChallengeServer.with { server in
-            let flow = ManualFlow()
-            let (client, retrier) = Self.client(flow)
-            let tasks = Self.requests(10, client, server.baseURL + "/otp")
-            try await eventually("all 10 requests wait") { retrier.waitingRequests == 10 }
+            let (flow, _, tasks) = try await Self.parked(10, at: server)
             flow.answer(.failure(Denied(by: "alice")))
             for task in tasks {
                 let error = await #expect(throws: StepUpError.self) { try await task.value }
@@ -61,10 +60,7 @@ struct StepUpRetrierTests {
 
     @Test func aCancelledCallerLeavesTheOthersAndTheFlowAlone() async throws {
         try await ChallengeServer.with { server in
-            let flow = ManualFlow()
-            let (client, retrier) = Self.client(flow)
-            let tasks = Self.requests(3, client, server.baseURL + "/otp")
-            try await eventually("3 requests wait") { retrier.waitingRequests == 3 }
+            let (flow, retrier, tasks) = try await Self.parked(3, at: server)
             tasks[0].cancel()
             try await eventually("the cancelled caller left") { retrier.waitingRequests == 2 }
             await #expect(throws: CancellationError.self) { try await tasks[0].value }
@@ -79,10 +75,7 @@ struct StepUpRetrierTests {
 
     @Test func theFlowIsCancelledWhenNobodyWaitsAnyMore() async throws {
         try await ChallengeServer.with { server in
-            let flow = ManualFlow()
-            let (client, retrier) = Self.client(flow)
-            let tasks = Self.requests(2, client, server.baseURL + "/otp")
-            try await eventually("2 requests wait") { retrier.waitingRequests == 2 && flow.started == 1 }
+            let (flow, retrier, tasks) = try await Self.parked(2, at: server)
             for task in tasks { task.cancel() }
             try await eventually("the orphaned flow is cancelled") { flow.cancelled == 1 }
             #expect(retrier.waitingRequests == 0)
@@ -108,10 +101,7 @@ struct StepUpRetrierTests {
 
     @Test func aUserCancelFailsEveryWaiterQuietly() async throws {
         try await ChallengeServer.with { server in
-            let flow = ManualFlow()
-            let (client, retrier) = Self.client(flow)
-            let tasks = Self.requests(3, client, server.baseURL + "/otp")
-            try await eventually("3 requests wait") { retrier.waitingRequests == 3 }
+            let (flow, _, tasks) = try await Self.parked(3, at: server)
             flow.answer(.failure(StepUpCancelled()))
             for task in tasks {
                 let error = await #expect(throws: StepUpError.self) { try await task.value }
