@@ -6,7 +6,7 @@ import PushAgentStore
 extension StepUpService {
     /// The step-up, after waiting up to `wait` seconds for it to become final. Only the uid that asked may collect
     /// it: the answer is a credential.
-    func collect(_ idOrPrefix: String, wait: Int, peer: Peer, now: @Sendable () -> Date = Date.init) async throws -> StepUp {
+    func collect(_ idOrPrefix: String, wait: Int, peer: Peer) async throws -> StepUp {
         guard (0...60).contains(wait) else { throw ControlError(.invalidArgument, "wait must be from 0 to 60 seconds") }
         // Subscribed before reading, so an answer given in between is not missed.
         let updates = wait > 0 ? await events.subscribe() : nil
@@ -22,7 +22,7 @@ extension StepUpService {
             await Self.waitForFinal(stored.approval.id, in: updates, seconds: wait)
             stored = try await store.approval(matching: stored.approval.id)
         }
-        return try await answered(stored.approval, details, peer: peer, now: now())
+        return try await answered(stored.approval, details, peer: peer, now: Date())
     }
 
     private func answered(_ approval: Approval, _ details: StepUpDetails, peer: Peer, now: Date) async throws -> StepUp {
