@@ -17,8 +17,15 @@ struct StepUpControlAPITests {
             chmod(cluster.socketPath, 0o666)
             let (server, url) = try await stepUp.startServer(trigger: "github-otp")
             let arguments = stepUp.exampleArguments(url, trigger: "github-otp")
-            let example = Task.detached {
-                try CommandResult.run(Binaries.path("stepup-example"), arguments, asUID: Self.nobody)
+            // CommandResult.run blocks until the program ends (after the approval): on a thread of its own, not the pool's.
+            let example = Task {
+                try await withCheckedThrowingContinuation { continuation in
+                    Thread.detachNewThread {
+                        continuation.resume(with: Result {
+                            try CommandResult.run(Binaries.path("stepup-example"), arguments, asUID: Self.nobody)
+                        })
+                    }
+                }
             }
             let approval = try #require(try await stepUp.pendingStepUps().first)
             #expect(approval.message.contains("uid \(Self.nobody))"), "the kernel's uid, not a claim: \(approval.message)")
