@@ -142,7 +142,7 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore",
+            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore", "PushAgentKit",
         ], swiftSettings: swiftSettings),
     ]
 )

@@ -2,7 +2,8 @@ import Foundation
 import HTTPTestSupport
 import Hummingbird
 
-/// The test server's routes, served in-process. (Kept apart from the client tests: Hummingbird exports its own HTTPRequest/HTTPResponse.)
+/// The test server's routes, served in-process.
+/// (Kept apart from the client tests: Hummingbird exports its own HTTPRequest/HTTPResponse.)
 enum TestServer {
     /// Runs `body` with the server listening on 127.0.0.1 and passes it the port.
     static func withTCP<T: Sendable>(_ body: (Int) async throws -> T) async throws -> T {
