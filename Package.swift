@@ -12,6 +12,9 @@ let package = Package(
         .executable(name: "pushrelay", targets: ["pushrelay"]),
         .executable(name: "pushsim", targets: ["pushsim"]),
         .executable(name: "pushbench", targets: ["pushbench"]),
+        // Step-up MFA for local programs (docs/stepup.md); the OpenAPI adapter apart, so plain users skip its packages.
+        .library(name: "PushAgentKit", targets: ["PushAgentKit"]),
+        .library(name: "PushAgentKitOpenAPI", targets: ["PushAgentKitOpenAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -25,6 +28,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         // C bindings
@@ -90,6 +95,12 @@ let package = Package(
         .target(name: "CommandSupport", dependencies: [
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
+        // The step-up challenge retrier and its flows (pushagentd over the control socket, the terminal). No NIO.
+        .target(name: "PushAgentKit", dependencies: ["CurlHTTP", "ControlAPI"], swiftSettings: swiftSettings),
+        .target(name: "PushAgentKitOpenAPI", dependencies: [
+            "PushAgentKit", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], swiftSettings: swiftSettings),
         // Starts the real programs on loopback for the integration tests and the benchmark.
         .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlAPI"], swiftSettings: swiftSettings),
 
@@ -114,21 +125,38 @@ let package = Package(
             "ClusterHarness", "ControlAPI", "CommandSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
+        // Step-up examples: a client through the retrier, and a protected server that challenges it.
+        .executableTarget(name: "stepup-example", dependencies: [
+            "PushAgentKit", "CurlHTTP", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Examples/stepup-example", swiftSettings: swiftSettings),
+        .executableTarget(name: "stepup-server", dependencies: [
+            "PushAgentCore", .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], path: "Examples/stepup-server", swiftSettings: swiftSettings),
 
         // Tests
         .testTarget(name: "PushAgentCoreTests", dependencies: [
             "PushAgentCore", .product(name: "CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
+        // An in-process Hummingbird server for the HTTP clients' tests.
+        .target(name: "HTTPTestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+                path: "Tests/HTTPTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlHTTPTests", dependencies: [
-            "CurlHTTP", .product(name: "Hummingbird", package: "hummingbird"),
+            "CurlHTTP", "HTTPTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "CurlHTTP"], swiftSettings: swiftSettings),
         .testTarget(name: "QRImageTests", dependencies: ["QRImage"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentDaemonTests", dependencies: ["PushAgentDaemon", "PushAgentStore", "PushAgentCore"],
                     swiftSettings: swiftSettings),
+        .testTarget(name: "PushAgentKitTests", dependencies: [
+            "PushAgentKit", "PushAgentKitOpenAPI", "CurlHTTP", "HTTPTestSupport",
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore",
+            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore", "PushAgentKit",
         ], swiftSettings: swiftSettings),
     ]
 )

@@ -1,19 +1,28 @@
 #!/usr/bin/env bash
 # The demo: pushrelay + pushagentd (user mode, state in ./demo-state) + pushsim playing a ForgeRock server.
 # It enrolls an account from a pushauth:// URI pushsim issued, sends a push, and tells you what to type.
-# With --auto it approves the push itself and checks that pushsim verified the answer (used by `make test`).
+# With --auto it approves the push itself and checks that pushsim verified the answer, then runs the step-up part
+# approved the same way (used by `make test`).
+# With --stepup it shows step-up MFA instead (docs/stepup.md): stepup-example calls stepup-server's protected
+# endpoint, the server asks for a TOTP code, and pushagentd asks you (pushctl approve) before the code is given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 AUTO=0
-[ "${1:-}" = "--auto" ] && AUTO=1
+STEPUP=0
+case "${1:-}" in
+    "") ;;
+    --auto) AUTO=1 ;;
+    --stepup) STEPUP=1 ;;
+    *) echo "usage: $0 [--auto | --stepup]" >&2; exit 2 ;;
+esac
 BIN=${PUSHAGENT_BIN_DIR:-$PWD/.build/debug}
 DIR=${DEMO_DIR:-$PWD/demo-state}
 KEY=demo-sender-key-0123456789abcdef0123
 PROJECT=demo
 SOCKET=$DIR/pushagentd.sock
 
-for program in pushrelay pushagentd pushsim pushctl; do
+for program in pushrelay pushagentd pushsim pushctl stepup-server stepup-example; do
     [ -x "$BIN/$program" ] || { echo "demo: $BIN/$program is missing: run 'make build' first" >&2; exit 1; }
 done
 
@@ -55,6 +64,50 @@ for _ in $(seq 1 200); do
 done
 "$BIN/pushctl" status --json | grep -q '"connected"' || { echo "demo: pushagentd did not connect:" >&2; cat "$DIR/agent.log" >&2; exit 1; }
 
+# Step-up: an account with TOTP (mfauth://totp), a server that expects its codes, and the example client asking.
+# The server and pushagentd both know the secret from the URI, as an IdP's server and its authenticator would.
+start_stepup() {
+    local uri secret server_url
+    uri=$("$BIN/pushsim" forgerock enroll-uri --sim "$SIM" --account bob --totp)
+    "$BIN/pushctl" enroll "$uri"
+    STEPUP_ACCOUNT=$("$BIN/pushctl" --json accounts | grep -o 'acc_[a-z2-7]*' | tail -n1)
+    secret=$(printf '%s' "$uri" | sed -n 's/.*[?&]secret=\([A-Za-z2-7]*\).*/\1/p')
+    "$BIN/stepup-server" --listen 127.0.0.1:0 --trigger github-otp --totp-secret "$secret" >"$DIR/stepup-server.log" 2>&1 &
+    pids+=($!)
+    server_url=$(listening_url "$DIR/stepup-server.log" "stepup-server listening on ")
+    "$BIN/stepup-example" "$server_url/protected" --account "$STEPUP_ACCOUNT" --requests 3 >"$DIR/stepup-example.log" 2>&1 &
+    EXAMPLE_PID=$!
+    pids+=($EXAMPLE_PID)
+    for _ in $(seq 1 100); do
+        "$BIN/pushctl" list --json | grep -q '"stepup"' && break
+        sleep 0.1
+    done
+    STEPUP_ID=$("$BIN/pushctl" list --json | grep -o 'apr_[a-z2-7]*' | head -n1)
+    [ -n "$STEPUP_ID" ] || { echo "demo: no step-up arrived:" >&2; cat "$DIR/stepup-example.log" "$DIR/agent.log" >&2; exit 1; }
+}
+
+if [ "$STEPUP" = 1 ]; then
+    start_stepup
+    "$BIN/pushctl" list
+    cat <<TXT
+
+stepup-example sent 3 requests to a protected endpoint; the server asked for a one-time code, and the
+example asked pushagentd, once for all three. In another terminal, type:
+
+    export PUSHAGENT_SOCKET=$SOCKET
+    $BIN/pushctl show $STEPUP_ID
+    $BIN/pushctl approve $STEPUP_ID        (or: $BIN/pushctl deny $STEPUP_ID)
+
+The example's requests then complete below. Logs are in $DIR. Press Ctrl-C to stop everything.
+
+TXT
+    tail -n +1 -f "$DIR/stepup-example.log" &
+    pids+=($!)
+    wait "$EXAMPLE_PID" || true
+    sleep 0.2
+    exit 0
+fi
+
 URI=$("$BIN/pushsim" forgerock enroll-uri --sim "$SIM" --account alice)
 echo "pushsim issued: $URI"
 "$BIN/pushctl" enroll "$URI"
@@ -73,12 +126,21 @@ if [ "$AUTO" = 1 ]; then
         grep -qi "approve.*verified" "$DIR/sim.log" && break
         sleep 0.1
     done
-    if grep -i "approve.*verified" "$DIR/sim.log"; then
-        echo "demo: OK"
+    if ! grep -i "approve.*verified" "$DIR/sim.log"; then
+        echo "demo: pushsim did not confirm the answer:" >&2
+        cat "$DIR/sim.log" "$DIR/agent.log" >&2
+        exit 1
+    fi
+    start_stepup
+    "$BIN/pushctl" list
+    "$BIN/pushctl" approve "$STEPUP_ID"
+    if wait "$EXAMPLE_PID" && [ "$(grep -c 'HTTP 200' "$DIR/stepup-example.log")" = 3 ]; then
+        cat "$DIR/stepup-example.log"
+        echo "demo: OK (push approved; 3 requests passed one step-up)"
         exit 0
     fi
-    echo "demo: pushsim did not confirm the answer:" >&2
-    cat "$DIR/sim.log" "$DIR/agent.log" >&2
+    echo "demo: the step-up did not let the requests through:" >&2
+    cat "$DIR/stepup-example.log" "$DIR/stepup-server.log" "$DIR/agent.log" >&2
     exit 1
 fi
 
@@ -92,6 +154,7 @@ A push is waiting. In another terminal, type:
 
 pushsim prints below that it received and verified the answer.
 Send another push: $BIN/pushsim forgerock push --sim $SIM [--type challenge]
+Step-up MFA for local programs: scripts/demo.sh --stepup
 Logs are in $DIR. Press Ctrl-C to stop everything.
 
 TXT

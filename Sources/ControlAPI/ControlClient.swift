@@ -103,13 +103,15 @@ public struct ControlClient: Sendable {
     /// The raw JSON of a GET, for `--json` output.
     public func rawGet(_ path: String) async throws -> Data { try await perform("GET", path, body: nil) }
 
-    private func get<T: Decodable>(_ path: String) async throws -> T { try await call("GET", path) }
+    func get<T: Decodable>(_ path: String, timeout: Duration? = nil) async throws -> T {
+        try decode(try await perform("GET", path, body: nil, timeout: timeout))
+    }
 
     func call<T: Decodable>(_ method: String, _ path: String) async throws -> T {
         try decode(try await perform(method, path, body: nil))
     }
 
-    private func call<T: Decodable, B: Encodable>(_ method: String, _ path: String, body: B) async throws -> T {
+    func call<T: Decodable, B: Encodable>(_ method: String, _ path: String, body: B) async throws -> T {
         try decode(try await perform(method, path, body: try ControlJSON.encoder().encode(body)))
     }
 
@@ -118,10 +120,12 @@ public struct ControlClient: Sendable {
         catch { throw ControlClientError.badResponse("\(error)") }
     }
 
-    private func perform(_ method: String, _ path: String, body: Data?) async throws -> Data {
+    /// `timeout` overrides the client's for one call (a long-poll holds the request open on purpose).
+    private func perform(_ method: String, _ path: String, body: Data?, timeout: Duration? = nil) async throws -> Data {
         let request = HTTPRequest(method: method, url: "http://localhost" + path,
                                   headers: body == nil ? [] : [(name: "Content-Type", value: "application/json")],
-                                  body: body, unixSocketPath: socketPath, timeout: timeout, connectTimeout: .seconds(3))
+                                  body: body, unixSocketPath: socketPath, timeout: timeout ?? self.timeout,
+                                  connectTimeout: .seconds(3))
         let response: HTTPResponse
         do { response = try await http.send(request) }
         catch let error as HTTPClientError { throw ControlClientError.unreachable(socketPath: socketPath, cause: "\(error)") }
@@ -136,7 +140,7 @@ public struct ControlClient: Sendable {
         return .badResponse("HTTP \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
     }
 
-    private func escape(_ id: String) -> String {
+    func escape(_ id: String) -> String {
         id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? id
     }
 }

@@ -46,6 +46,7 @@ public enum AgentDaemon {
         let router = Router(context: PeerContext.self)
         routes.register(on: router)
         RefreshRoutes(privacyIDEA: privacyIDEAPoller).register(on: router)
+        StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)).register(on: router)
 
         let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store, config: liveConfig)
         let server = ControlServer(listener: listener, responder: router.buildResponder(), socketMode: config.socketMode,

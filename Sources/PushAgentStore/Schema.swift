@@ -63,6 +63,15 @@ enum Schema {
                 t.column("detail", .text)
             }
         }
+        // The device key that signs local step-up receipts (docs/stepup.md); made once, kept with the other secrets.
+        migrator.registerMigration("stepup-v1") { db in
+            try db.create(table: "signing_key") { t in
+                t.primaryKey("singleton", .integer).check { $0 == 1 }
+                t.column("kid", .text).notNull()
+                t.column("private_key", .blob).notNull()
+                t.column("created_at", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

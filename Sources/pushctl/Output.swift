@@ -48,7 +48,9 @@ enum Output {
             "\(approval.id)  \(approval.state.rawValue)",
             "  \(approval.title)",
             "  \(approval.message)",
-            "  provider: \(approval.provider.rawValue)   account: \(approval.accountId)   kind: \(approval.kind.rawValue)",
+            // A receipt step-up names no account.
+            "  provider: \(approval.provider.rawValue)   " + (approval.accountId.isEmpty ? "" : "account: \(approval.accountId)   ")
+                + "kind: \(approval.kind.rawValue)",
         ]
         if let numbers = approval.numbers { lines.append("  choose the number shown at sign-in: \(numbers.joined(separator: "  "))") }
         let context = approval.context

@@ -21,7 +21,7 @@ struct PushCtl: AsyncParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [Status.self, Accounts.self, Enroll.self, Remove.self, Code.self, List.self, Show.self,
-                      Approve.self, Deny.self, Watch.self, History.self, Refresh.self])
+                      Approve.self, Deny.self, Watch.self, History.self, Refresh.self, JWKS.self])
 }
 
 struct GlobalOptions: ParsableArguments {

@@ -262,7 +262,9 @@ private func temporaryDirectory() throws -> URL {
                 reader.cancel()
                 _ = try? await reader.value
             }
-            #expect(waited < .milliseconds(500), "cancellation ended the transfer after \(waited)")
+            // The stream never ends by itself, so ending at all proves the cancel; the bound only leaves room for a
+            // loaded machine (it is about a millisecond when idle).
+            #expect(waited < .seconds(2), "cancellation ended the transfer after \(waited)")
             // The client is still usable: the aborted transfer left nothing behind.
             #expect(try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/hello")).text == "hello")
         }

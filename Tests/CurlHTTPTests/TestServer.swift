@@ -1,8 +1,8 @@
 import Foundation
+import HTTPTestSupport
 import Hummingbird
-import Logging
 
-/// A real HTTP server in-process, so the client is tested against actual sockets.
+/// The test server's routes, served in-process.
 /// (Kept apart from the client tests: Hummingbird exports its own HTTPRequest/HTTPResponse.)
 enum TestServer {
     /// Runs `body` with the server listening on 127.0.0.1 and passes it the port.
@@ -15,33 +15,7 @@ enum TestServer {
     }
 
     private static func with<T: Sendable>(address: BindAddress, _ body: (Int) async throws -> T) async throws -> T {
-        let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
-        var logger = Logger(label: "CurlHTTPTests.server")
-        logger.logLevel = .critical  // cancelling the server task at the end logs an error
-        let app = Application(
-            router: router(),
-            configuration: .init(address: address),
-            onServerRunning: { channel in
-                portContinuation.yield(channel.localAddress?.port ?? 0)
-                portContinuation.finish()
-            },
-            logger: logger)
-        let server = Task { try await app.run() }
-        // Waits for the server to be gone, so its port is really closed when this returns.
-        func stop() async {
-            server.cancel()
-            _ = await server.result
-        }
-        var iterator = ports.makeAsyncIterator()
-        do {
-            guard let port = await iterator.next() else { throw CancellationError() }
-            let result = try await body(port)
-            await stop()
-            return result
-        } catch {
-            await stop()
-            throw error
-        }
+        try await InProcessServer.with(router(), address: address, label: "CurlHTTPTests.server", body)
     }
 
     private static func router() -> Router<BasicRequestContext> {

@@ -6,10 +6,15 @@ enum CompactJWS {
     /// The header's `alg`, nil when it names none; throws for anything that is not three base64url segments with a
     /// JSON header.
     static func algorithm(of token: String) throws(JWSError) -> String? {
+        guard case .string(let algorithm)? = try header(of: token)["alg"] else { return nil }
+        return algorithm
+    }
+
+    /// The protected header as JSON, read before verification to pick the key and pin `alg`/`typ`.
+    static func header(of token: String) throws(JWSError) -> [String: JSONValue] {
         let segments = try segments(of: token)
         guard let header = decodeObject(segments[0]) else { throw .malformed("the JWT header is not base64url JSON") }
-        guard case .string(let algorithm)? = header["alg"] else { return nil }
-        return algorithm
+        return header
     }
 
     /// Pins the algorithm: a token naming any other `alg` (or none) is refused before its signature is looked at,

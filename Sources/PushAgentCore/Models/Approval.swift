@@ -1,13 +1,15 @@
 import Foundation
 
-/// The identity providers whose push dialects the agent speaks.
+/// The identity providers whose push dialects the agent speaks; `local` is a program on this machine asking for a
+/// step-up (docs/stepup.md), which no provider sends.
 public enum Provider: String, Codable, Sendable, CaseIterable {
-    case hyphen, plusauth, forgerock, privacyidea
+    case hyphen, plusauth, forgerock, privacyidea, local
 }
 
-/// What the user must do to approve: just confirm, pick the number shown at sign-in, or confirm with user verification.
+/// What the user must do to approve: just confirm, pick the number shown at sign-in, confirm with user verification,
+/// or confirm a local program's step-up request.
 public enum ApprovalKind: String, Codable, Sendable {
-    case prompt, number, verify
+    case prompt, number, verify, stepup
 }
 
 public enum ApprovalState: String, Codable, Sendable, CaseIterable {

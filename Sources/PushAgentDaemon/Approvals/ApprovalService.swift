@@ -94,6 +94,8 @@ struct ApprovalService: Sendable {
     private func send(_ stored: StoredApproval, _ decision: AnswerDecision) async -> Approval {
         let approval = stored.approval
         let success: ApprovalState = if case .approve = decision { .approved } else { .denied }
+        // A local step-up has no provider to tell: the program that asked collects the answer (GET /v1/stepups/{id}).
+        if approval.provider == .local { return await finish(approval, state: success, error: nil) }
         var backoff = Backoff(initial: config.current.backoffInitialSeconds, maximum: config.current.backoffMaxSeconds)
         var outcome: (ApprovalState, String?)
         while true {

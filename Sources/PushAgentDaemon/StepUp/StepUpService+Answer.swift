@@ -1,0 +1,66 @@
+import ControlAPI
+import Foundation
+import PushAgentCore
+import PushAgentStore
+
+extension StepUpService {
+    /// The step-up, after waiting up to `wait` seconds for it to become final. Only the uid that asked may collect
+    /// it: the answer is a credential.
+    func collect(_ idOrPrefix: String, wait: Int, peer: Peer) async throws -> StepUp {
+        guard (0...60).contains(wait) else { throw ControlError(.invalidArgument, "wait must be from 0 to 60 seconds") }
+        // Subscribed before reading, so an answer given in between is not missed.
+        let updates = wait > 0 ? await events.subscribe() : nil
+        var stored = try await store.approval(matching: idOrPrefix)
+        guard stored.approval.provider == .local, stored.approval.kind == .stepup else {
+            throw ControlError(.notFound, "approval \(stored.approval.id) is not a step-up")
+        }
+        let details = try Self.details(of: stored)
+        guard details.caller.uid == peer.uid else {
+            throw ControlError(.forbidden, "step-up \(stored.approval.id) was asked by uid \(details.caller.uid); only that uid may collect its answer")
+        }
+        if let updates, !stored.approval.state.isFinal {
+            await Self.waitForFinal(stored.approval.id, in: updates, seconds: wait)
+            stored = try await store.approval(matching: stored.approval.id)
+        }
+        return try await answered(stored.approval, details, peer: peer, now: Date())
+    }
+
+    private func answered(_ approval: Approval, _ details: StepUpDetails, peer: Peer, now: Date) async throws -> StepUp {
+        guard approval.state == .approved, let approvedAt = approval.resolvedAt else {
+            return StepUp(approval: approval, details: details)
+        }
+        let until = approvedAt.addingTimeInterval(Self.answerLifetime)
+        guard now < until else {
+            throw ControlError(.expired, "the answer to step-up \(approval.id) was available until \(until.formatted(.iso8601)); ask for a new step-up")
+        }
+        var answer = StepUp(approval: approval, details: details, answerExpiresAt: until)
+        switch details.answer {
+        case .totp:
+            let accountId = details.accountId ?? ""
+            guard let totp = try? await store.account(matching: accountId).totp else {
+                throw ControlError(.notFound, "account \(accountId), whose code answers step-up \(approval.id), was removed")
+            }
+            answer.code = TOTP.code(totp, at: now).code
+        case .receipt:
+            let claims = StepUpReceiptClaims(
+                approvalId: approval.id, issuedAt: Int64(approvedAt.timeIntervalSince1970),
+                expiresAt: Int64(until.timeIntervalSince1970), authTime: Int64(approvedAt.timeIntervalSince1970),
+                businessNumber: details.businessNumber, audience: details.audience)
+            answer.receipt = try await StepUpReceipt.sign(claims, with: try await store.deviceSigningKey())
+        }
+        try await store.audit(event: "stepup_answer", peer: peer, subject: approval.id, detail: details.answer.rawValue)
+        return answer
+    }
+
+    /// Returns when `id` becomes final, the time is up, or the daemon stops (the bus then ends every stream).
+    private static func waitForFinal(_ id: String, in updates: AsyncStream<ControlEvent>, seconds: Int) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await event in updates where event.approval?.id == id && event.approval?.state.isFinal == true { return }
+            }
+            group.addTask { try? await Task.sleep(for: .seconds(seconds)) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+}

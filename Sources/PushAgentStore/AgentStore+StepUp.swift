@@ -1,0 +1,40 @@
+import Foundation
+import GRDB
+import PushAgentCore
+
+extension AgentStore {
+    /// The device's receipt-signing key, made on first use and kept (0600 database) from then on.
+    public func deviceSigningKey(now: Date = Date()) async throws -> DeviceSigningKey {
+        try await pool.write { db in
+            if let stored = try SigningKeyRecord.fetchOne(db) { return try DeviceSigningKey(rawRepresentation: stored.privateKey) }
+            let key = DeviceSigningKey.generate()
+            try SigningKeyRecord(kid: key.publicJWK.kid, privateKey: key.rawRepresentation, createdAt: now).insert(db)
+            return key
+        }
+    }
+
+    /// Adds an approval asked for on this machine (a local step-up). `admit` sees the local approvals still pending,
+    /// in the same transaction, and may refuse by throwing.
+    public func addLocalApproval(_ draft: ApprovalDraft,
+                                 admit: @Sendable ([StoredApproval]) throws -> Void) async throws -> Approval {
+        try await pool.write { db in
+            let pending = try ApprovalRecord
+                .filter(Column("provider") == Provider.local.rawValue && Column("state") == ApprovalState.pending.rawValue)
+                .fetchAll(db).map { StoredApproval(approval: try $0.approval(), answerContext: $0.answerContext) }
+            try admit(pending)
+            let record = try ApprovalRecord(id: Identifier.make(prefix: "apr"), draft: draft)
+            try record.insert(db)
+            return try record.approval()
+        }
+    }
+}
+
+struct SigningKeyRecord: Codable, FetchableRecord, PersistableRecord {
+    static let databaseTableName = "signing_key"
+    var singleton = 1
+    var kid: String
+    var privateKey: Data
+    var createdAt: Date
+
+    enum CodingKeys: String, CodingKey { case singleton, kid, privateKey = "private_key", createdAt = "created_at" }
+}

@@ -1,0 +1,21 @@
+import ArgumentParser
+import ControlAPI
+import Foundation
+
+struct JWKS: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "jwks",
+        abstract: "Show the device key that signs step-up receipts (--json: the JWK Set servers verify them with).")
+    @OptionGroup var global: GlobalOptions
+
+    func run() async throws {
+        try await global.run { client in
+            let keys = try await client.signingKeys()
+            if global.json { return try Output.json(keys) }
+            for key in keys.keys {
+                print("device key \(key.kid) (\(key.kty) \(key.crv), \(key.alg ?? "ES256")) signs step-up receipts")
+            }
+            print("Give servers that accept receipts its JWK Set: pushctl --json jwks > pushagent-jwks.json (docs/stepup.md)")
+        }
+    }
+}
