@@ -144,12 +144,12 @@ struct ResilienceTests {
     }
 
     @Test(.enabled(if: getuid() == 0, "runs pushctl as another user, which needs root"))
-    func nonOperatorCanListButNotApprove() async throws {
+    func nonOperatorCanListButNotApproveOrReadCodes() async throws {
         let cluster = try await Cluster()
         do {
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI(totp: true)]).status == 0)
             _ = try await sim.push()
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)
@@ -164,6 +164,13 @@ struct ResilienceTests {
             #expect(approve.status == 1)
             #expect(approve.stderr.contains("may read but not approve"), "says why: \(approve.stderr)")
             #expect(try await cluster.client.approval(approval.id).state == .pending)
+
+            // A TOTP code signs its holder in: reading one takes an operator too.
+            let account = try #require(try await cluster.client.accounts().first)
+            let code = try cluster.pushctl(["code", account.id], asUID: Self.nobody)
+            #expect(code.status == 1)
+            #expect(code.stderr.contains("read codes"), "says why: \(code.stderr)")
+            #expect(try cluster.pushctl(["code", account.id]).status == 0, "root may")
         } catch {
             await cluster.stopAll()
             throw error

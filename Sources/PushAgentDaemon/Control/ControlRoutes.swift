@@ -30,8 +30,12 @@ struct ControlRoutes: Sendable {
             let peer = try await writer(context)
             return try JSONResponse.ok(try await enrollment.remove(try context.parameters.require("id"), peer: peer))
         }
+        // A TOTP code signs its holder in, so reading one takes the same rights as approving (and is audited).
         router.get("/v1/accounts/:id/code") { _, context in
-            try JSONResponse.ok(try await code(for: try context.parameters.require("id")))
+            let peer = try await writer(context)
+            let code = try await code(for: try context.parameters.require("id"))
+            try await store.audit(event: "code", peer: peer, subject: code.accountId, detail: nil)
+            return try JSONResponse.ok(code)
         }
         router.get("/v1/approvals") { request, _ in
             let state = try request.uri.queryParameters.get("state").map { raw in
@@ -71,7 +75,7 @@ struct ControlRoutes: Sendable {
         let peer = try await context.peer()
         guard policy.mayWrite(uid: peer.uid) else {
             try? await store.audit(event: "write_refused", peer: peer, subject: nil, detail: nil)
-            throw ControlError(.forbidden, "uid \(peer.uid) may read but not approve, deny, enroll or remove: only root, the daemon's user and the configured operators may (add the user to `operators` in pushagentd.toml, e.g. operators = [\"alice\", \"@wheel\"])")
+            throw ControlError(.forbidden, "uid \(peer.uid) may read but not approve, deny, enroll, remove or read codes: only root, the daemon's user and the configured operators may (add the user to `operators` in pushagentd.toml, e.g. operators = [\"alice\", \"@wheel\"])")
         }
         return peer
     }
