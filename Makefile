@@ -1,6 +1,6 @@
 # pushagent — the two commands of README.md: `make demo` and `make test`.
 SWIFT ?= swift
-APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool
+APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool python3-cryptography
 BIN := .build/debug
 
 .PHONY: all deps build test demo demo-check bench clean

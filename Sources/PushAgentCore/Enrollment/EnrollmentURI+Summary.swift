@@ -12,6 +12,8 @@ extension EnrollmentURI {
             ]
             summary["user_id"] = uri.userId
             return summary
+        case .hyphen(let uri):
+            return uri.summary
         }
     }
 }
