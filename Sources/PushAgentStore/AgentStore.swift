@@ -61,37 +61,40 @@ public final class AgentStore: Sendable {
     }
 
     /// Commits one relay message's effect, its processed id and the cursor in ONE transaction (DESIGN.md §2 step 4).
-    public func commitMessage(relayMessageId: String, seq: Int64, result: Result<ApprovalDraft, PushRejection>,
+    public func commitMessage(relayMessageId: String, seq: Int64, result: Result<PushEffect, PushRejection>,
                               provider: Provider?, now: Date = Date()) async throws -> MessageOutcome {
         try await pool.write { db in
             if try ProcessedMessageRecord.exists(db, key: relayMessageId) {
                 try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
                 return .duplicate(existingApprovalId: nil)
             }
-            let outcome: MessageOutcome
-            switch result {
-            case .success(let draft):
-                if let existing = try String.fetchOne(
-                    db, sql: "SELECT id FROM approval WHERE provider = ? AND dedupe_key = ?",
-                    arguments: [draft.provider.rawValue, draft.dedupeKey]) {
-                    outcome = .duplicate(existingApprovalId: existing)
-                } else {
-                    let record = try ApprovalRecord(id: Identifier.make(prefix: "apr"), draft: draft)
-                    try record.insert(db)
-                    outcome = .created(try record.approval())
-                }
-            case .failure(let rejection):
+            let outcome: MessageOutcome = switch result {
+            case .success(.approval(let draft)): try Self.insert(draft, db)
+            case .success(.requestUpdate(let update)): try Self.apply(update, now: now, db)
+            case .failure(let rejection): .rejected(rejection)
+            }
+            if case .rejected(let rejection) = outcome {
                 var audit = AuditRecord(at: now, event: "push_rejected", subject: relayMessageId,
                                         detail: try ApprovalRecord.json(RejectionDetail(
                                             reason: rejection.reason, message: rejection.message, provider: provider)))
                 try audit.insert(db)
-                outcome = .rejected(rejection)
             }
             try ProcessedMessageRecord(relayMessageId: relayMessageId, seq: seq, processedAt: now,
                                        outcome: outcome.label).insert(db)
             try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
             return outcome
         }
+    }
+
+    private static func insert(_ draft: ApprovalDraft, _ db: Database) throws -> MessageOutcome {
+        if let existing = try String.fetchOne(
+            db, sql: "SELECT id FROM approval WHERE provider = ? AND dedupe_key = ?",
+            arguments: [draft.provider.rawValue, draft.dedupeKey]) {
+            return .duplicate(existingApprovalId: existing)
+        }
+        let record = try ApprovalRecord(id: Identifier.make(prefix: "apr"), draft: draft)
+        try record.insert(db)
+        return .created(try record.approval())
     }
 
     // MARK: Accounts
@@ -245,7 +248,7 @@ public final class AgentStore: Sendable {
         }
     }
 
-    private static func resolve<R: FetchableRecord & TableRecord>(_ type: R.Type, _ idOrPrefix: String, what: String,
+    static func resolve<R: FetchableRecord & TableRecord>(_ type: R.Type, _ idOrPrefix: String, what: String,
                                                                   _ db: Database) throws -> R {
         if let exact = try R.fetchOne(db, key: idOrPrefix) { return exact }
         let escaped = idOrPrefix.replacingOccurrences(of: "\\", with: "\\\\")
@@ -282,6 +285,7 @@ extension MessageOutcome {
         switch self {
         case .created: "created"
         case .duplicate: "duplicate"
+        case .requestUpdated: "request_updated"
         case .rejected(let r): "rejected:\(r.reason.rawValue)"
         }
     }

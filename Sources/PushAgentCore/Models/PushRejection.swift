@@ -8,6 +8,8 @@ public struct PushRejection: Error, Sendable, Equatable, CustomStringConvertible
         case algorithmNotAllowed = "algorithm_not_allowed"
         case expired
         case duplicate
+        /// A status push for a request this device does not know (made elsewhere, or already forgotten).
+        case unknownRequest = "unknown_request"
     }
 
     public var reason: Reason
