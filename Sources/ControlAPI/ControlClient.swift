@@ -93,13 +93,13 @@ public struct ControlClient: Sendable {
     /// The raw JSON of a GET, for `--json` output.
     public func rawGet(_ path: String) async throws -> Data { try await perform("GET", path, body: nil) }
 
-    private func get<T: Decodable>(_ path: String) async throws -> T { try await call("GET", path) }
+    func get<T: Decodable>(_ path: String) async throws -> T { try await call("GET", path) }
 
-    private func call<T: Decodable>(_ method: String, _ path: String) async throws -> T {
+    func call<T: Decodable>(_ method: String, _ path: String) async throws -> T {
         try decode(try await perform(method, path, body: nil))
     }
 
-    private func call<T: Decodable, B: Encodable>(_ method: String, _ path: String, body: B) async throws -> T {
+    func call<T: Decodable, B: Encodable>(_ method: String, _ path: String, body: B) async throws -> T {
         try decode(try await perform(method, path, body: try ControlJSON.encoder().encode(body)))
     }
 
@@ -126,7 +126,7 @@ public struct ControlClient: Sendable {
         return .badResponse("HTTP \(status): \(String(decoding: body.prefix(200), as: UTF8.self))")
     }
 
-    private func escape(_ id: String) -> String {
+    func escape(_ id: String) -> String {
         id.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed.subtracting(CharacterSet(charactersIn: "/"))) ?? id
     }
 }

@@ -23,7 +23,9 @@ public enum AgentDaemon {
         let providerHTTP = ProviderHTTP(http: http)
         let modules: [Provider: any ProviderModule] = [
             .forgerock: ForgeRockModule(store: store, http: providerHTTP),
+            .hyphen: HyphenModule(store: store, http: providerHTTP, logger: logger),
         ]
+        let hyphenSignIn = HyphenSignIn(store: store, http: providerHTTP, events: events, deviceName: config.deviceName, logger: logger)
         let approvals = ApprovalService(
             store: store, modules: modules, events: events, inFlight: inFlight,
             answerWait: .milliseconds(Int(config.answerWaitSeconds * 1000)),
@@ -39,6 +41,7 @@ public enum AgentDaemon {
             policy: OperatorPolicy(operators: config.operators, daemonUid: getuid()), startedAt: Date(), logger: logger)
         let router = Router(context: PeerContext.self)
         routes.register(on: router)
+        routes.registerRequests(on: router, hyphenSignIn: hyphenSignIn)
 
         let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store,
                                        maximumSilence: .seconds(config.pollWaitSeconds + 30))
@@ -55,6 +58,7 @@ public enum AgentDaemon {
             },
             logger: logger)
         try await approvals.resumeUnfinished()
+        try await hyphenSignIn.resumeUnfinished()
         let group = ServiceGroup(configuration: .init(
             services: [app, poller, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog,
                        ShutdownHooks(events: events, inFlight: inFlight, logger: logger)],
