@@ -44,8 +44,10 @@ struct GlobalOptions: ParsableArguments {
                 break
             }
         }
-        guard let command = rest.first else { return arguments }
-        return [command] + globals + rest.dropFirst()
+        guard !rest.isEmpty else { return arguments }
+        // After the whole command path (`hyphen signin`), before the first option: only the leaf takes them.
+        let path = rest.prefix { !$0.hasPrefix("-") }
+        return Array(path) + globals + rest.dropFirst(path.count)
     }
 
     var client: ControlClient { ControlClient(socketPath: ControlSocket.clientPath(explicit: socket)) }

@@ -63,8 +63,12 @@ extension SimAdminAPI {
         public var direction: String
         public var status: String
         public var txId: String?
+        /// The requesting device's key (the agent's, for `from_agent`).
+        public var requesterPublicKey: String
 
-        enum CodingKeys: String, CodingKey { case id, email, direction, status, txId = "tx_id" }
+        enum CodingKeys: String, CodingKey {
+            case id, email, direction, status, txId = "tx_id", requesterPublicKey = "requester_public_key"
+        }
     }
 
     public struct HyphenTwoFactors: Codable, Sendable {

@@ -60,8 +60,7 @@ extension HyphenSim {
             do throws(HyphenFailure) { try await self.push("2fa-status-change", request.status, to: request.status.request.srcDevice.pushToken, ttl: 120) }
             catch { throw AdminFailure(status: 502, code: "upstream", message: error.message) }
         }
-        return .init(id: id, email: request.email, direction: request.direction.rawValue,
-                     status: request.status.status.rawValue, txId: request.status.result?.txId)
+        return Self.summary(request)
     }
 
     /// `GET /device/v1/2fa/{id}` with the sign-in's ephemeral token (or a session).

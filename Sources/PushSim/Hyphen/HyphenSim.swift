@@ -89,8 +89,7 @@ actor HyphenSim {
 
     func twoFactorList() -> SimAdminAPI.HyphenTwoFactors {
         .init(requests: twoFactors.values.sorted { $0.status.request.requestedAt < $1.status.request.requestedAt }.map {
-            .init(id: $0.status.id, email: $0.email, direction: $0.direction.rawValue, status: $0.status.status.rawValue,
-                  txId: $0.status.result?.txId)
+            Self.summary($0)
         })
     }
 
@@ -107,6 +106,12 @@ actor HyphenSim {
     }
 
     // MARK: Helpers
+
+    static func summary(_ request: TwoFactor) -> SimAdminAPI.HyphenTwoFactor {
+        .init(id: request.status.id, email: request.email, direction: request.direction.rawValue,
+              status: request.status.status.rawValue, txId: request.status.result?.txId,
+              requesterPublicKey: request.status.request.srcDevice.publicKey)
+    }
 
     func user(signedInWith token: String?) throws(HyphenFailure) -> (User, publicKey: String) {
         guard let token, let session = sessions[token], let user = users[session.email] else {
