@@ -99,6 +99,20 @@ struct HyphenEndToEndTests {
         }
     }
 
+    @Test func aRequestThatCannotBeApprovedFailsWithAClearError() async throws {
+        try await Self.withSignedInAgent { setup in
+            // Hyphen's documentation shows a hex placeholder where the SDKs expect {"cadence": …}.
+            _ = try await setup.sim.push(message: "faceb00ccafebabedeadbeefbadf00de")
+            let approval = try await Self.pendingApproval(setup.cluster)
+            let approve = try setup.cluster.pushctl(["approve", approval.id])
+            #expect(approve.status == 1, "\(approve.stdout)")
+            #expect(approve.stderr.contains("is not a {\"cadence\": …} transaction"), "\(approve.stderr)")
+            let failed = try await setup.cluster.client.approval(approval.id)
+            #expect(failed.state == .failed && failed.error?.contains("deny it") == true)
+            #expect(try await setup.sim.transactions().isEmpty)
+        }
+    }
+
     @Test func expiredRequestIsRefusedLocally() async throws {
         try await Self.withSignedInAgent { setup in
             _ = try await setup.sim.push(expiresIn: -60)
