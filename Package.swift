@@ -75,7 +75,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         // Starts the real programs on loopback for the integration tests and the benchmark.
-        .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlAPI"], swiftSettings: swiftSettings),
+        .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlAPI", "PushSim"], swiftSettings: swiftSettings),
 
         // Thin executables
         .executableTarget(name: "pushagentd", dependencies: [
@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(name: "PushAgentDaemonTests", dependencies: ["PushAgentDaemon", "PushAgentStore", "PushAgentCore"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore",
+            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore", "PushSim",
         ], swiftSettings: swiftSettings),
     ]
 )

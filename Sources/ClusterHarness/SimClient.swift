@@ -56,14 +56,14 @@ public struct SimClient: Sendable {
         throw HarnessError("pushsim received no answer to \(messageId) within \(timeout) s")
     }
 
-    func post<T: Decodable>(_ path: String, _ body: [String: Any]) async throws -> T {
+    private func post<T: Decodable>(_ path: String, _ body: [String: Any]) async throws -> T {
         let response = try await CurlHTTPClient.shared.send(HTTPRequest(
             method: "POST", url: baseURL + path, headers: [(name: "Content-Type", value: "application/json")],
             body: try JSONSerialization.data(withJSONObject: body)))
         return try JSONDecoder().decode(T.self, from: try check(response))
     }
 
-    func check(_ response: HTTPResponse) throws -> Data {
+    private func check(_ response: HTTPResponse) throws -> Data {
         guard (200..<300).contains(response.status) else {
             throw HarnessError("pushsim answered HTTP \(response.status): \(response.text)")
         }

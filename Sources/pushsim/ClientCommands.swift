@@ -56,18 +56,12 @@ extension ForgeRockCommand {
         static let configuration = CommandConfiguration(abstract: "List the answers the AM endpoint received.")
 
         @OptionGroup var sim: SimOption
-        @Option(help: ArgumentHelp("Only answers after this sequence number.", valueName: "seq")) var after = 0
-        @Option(help: ArgumentHelp("Wait up to this many seconds for a new answer.", valueName: "seconds")) var wait = 0
-
-        func validate() throws {
-            guard after >= 0 else { throw ValidationError("--after: must not be negative, got \(after)") }
-            guard (0...60).contains(wait) else { throw ValidationError("--wait: must be 0 to 60 seconds, got \(wait)") }
-        }
+        @OptionGroup var cursor: AnswerCursor
 
         func run() async throws {
             let answers: [SimAdminAPI.Answer]
             do {
-                answers = try await sim.client.answers(after: after, wait: wait)
+                answers = try await sim.client.answers(after: cursor.after, wait: cursor.wait)
             } catch {
                 throw error.commandFailure
             }

@@ -94,17 +94,11 @@ struct HyphenCommand: AsyncParsableCommand {
     struct Answers: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the agent's approve and deny calls, as checked.")
         @OptionGroup var sim: SimOption
-        @Option(help: ArgumentHelp("Only answers after this sequence number.", valueName: "seq")) var after = 0
-        @Option(help: ArgumentHelp("Wait up to this many seconds for a new answer.", valueName: "seconds")) var wait = 0
-
-        func validate() throws {
-            guard after >= 0 else { throw ValidationError("--after: must not be negative, got \(after)") }
-            guard (0...60).contains(wait) else { throw ValidationError("--wait: must be 0 to 60 seconds, got \(wait)") }
-        }
+        @OptionGroup var cursor: AnswerCursor
 
         func run() async throws {
             do {
-                let answers = try await sim.client.hyphenAnswers(after: after, wait: wait)
+                let answers = try await sim.client.hyphenAnswers(after: cursor.after, wait: cursor.wait)
                 if answers.isEmpty { return print("no answers yet") }
                 for answer in answers {
                     let verified = answer.verified ? "verified" : "NOT verified"

@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlAPI
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// Hyphen through the real processes: pushsim (Hyphen + a Flow access node) → pushrelay → pushagentd → pushctl.
@@ -46,6 +47,12 @@ struct HyphenEndToEndTests {
         }
     }
 
+    /// `pushctl hyphen signin` in the background: it waits for the phone.
+    static func startSignIn(_ setup: Setup) throws -> ManagedProcess {
+        try ManagedProcess(name: "pushctl hyphen signin", executable: Binaries.path("pushctl"), arguments: [
+            "--socket", setup.cluster.socketPath, "hyphen", "signin", "--account", setup.account, "--credential", setup.credential])
+    }
+
     static func pendingApproval(_ cluster: Cluster) async throws -> Approval {
         var approval: Approval?
         try await eventually("a pending approval") {
@@ -72,7 +79,7 @@ struct HyphenEndToEndTests {
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             #expect(approve.stdout.contains("\(approval.id) approved"), "\(approve.stdout)")
             let answer = try await setup.sim.answer(to: id)
-            #expect(answer.outcome == "approved" && answer.verified, "pushsim: \(answer.error ?? "")")
+            #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
             let txId = try #require(answer.txId)
             let transaction = try #require(try await setup.sim.transactions().first { $0.id == txId })
             #expect(transaction.status == "Sealed")
@@ -94,7 +101,7 @@ struct HyphenEndToEndTests {
             let deny = try setup.cluster.pushctl(["deny", approval.id])
             #expect(deny.status == 0, "deny: \(deny.stderr)")
             let answer = try await setup.sim.answer(to: id)
-            #expect(answer.outcome == "denied" && answer.txId == nil)
+            #expect(answer.outcome == .denied && answer.txId == nil)
             #expect(try await setup.sim.transactions().isEmpty, "denying sends no transaction")
         }
     }
@@ -133,10 +140,7 @@ struct HyphenEndToEndTests {
 
     @Test func signInCompletesWhenThePhoneApproves() async throws {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
-            let waiting = try ManagedProcess(
-                name: "pushctl hyphen signin", executable: Binaries.path("pushctl"),
-                arguments: ["--socket", setup.cluster.socketPath, "hyphen", "signin", "--account", setup.account,
-                            "--credential", setup.credential])
+            let waiting = try Self.startSignIn(setup)
             let request = try await setup.sim.pendingSignIn(for: setup.email)
             let listed = try setup.cluster.pushctl(["requests"])
             #expect(listed.stdout.contains("pending") && listed.stdout.contains("Approve this sign-in on your other device (Pixel 8"),
@@ -153,7 +157,7 @@ struct HyphenEndToEndTests {
             let approval = try await Self.pendingApproval(setup.cluster)
             #expect(try setup.cluster.pushctl(["approve", approval.id]).status == 0)
             let answer = try await setup.sim.answer(to: id)
-            #expect(answer.outcome == "approved" && answer.verified, "pushsim: \(answer.error ?? "")")
+            #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
 
             // Signing in again needs no other device: the device-key challenge.
             let again = try setup.cluster.pushctl(["hyphen", "signin", "--account", setup.account, "--credential", setup.credential])
@@ -163,10 +167,7 @@ struct HyphenEndToEndTests {
 
     @Test func signInFailsCleanlyWhenThePhoneDenies() async throws {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
-            let waiting = try ManagedProcess(
-                name: "pushctl hyphen signin", executable: Binaries.path("pushctl"),
-                arguments: ["--socket", setup.cluster.socketPath, "hyphen", "signin", "--account", setup.account,
-                            "--credential", setup.credential])
+            let waiting = try Self.startSignIn(setup)
             let request = try await setup.sim.pendingSignIn(for: setup.email)
             _ = try await setup.sim.decide(request.id, approve: false)
             let exit = try await waiting.waitForExit(timeout: .seconds(30))

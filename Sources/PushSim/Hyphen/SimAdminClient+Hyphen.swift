@@ -21,6 +21,11 @@ extension SimAdminClient {
         return reply.requests
     }
 
+    public func hyphenTransactions() async throws(Failure) -> [SimAdminAPI.FlowTransactionRecord] {
+        let reply: SimAdminAPI.FlowTransactionRecords = try await send("GET", "/sim/hyphen/transactions", body: String?.none)
+        return reply.transactions
+    }
+
     public func hyphenAnswers(after: Int, wait: Int) async throws(Failure) -> [SimAdminAPI.HyphenAnswer] {
         let reply: SimAdminAPI.HyphenAnswers = try await send(
             "GET", "/sim/hyphen/answers?after=\(after)&wait=\(wait)", body: String?.none, timeout: wait + 10)

@@ -17,7 +17,7 @@ public struct HyphenAPI: Sendable {
     }
 
     public init(_ credentials: HyphenCredentials) {
-        self.init(baseURL: credentials.apiURL, appSecret: credentials.appSecret)
+        self.init(baseURL: credentials.app.apiURL, appSecret: credentials.app.appSecret)
     }
 
     // MARK: Destination device: answering another device's sign-in

@@ -19,23 +19,14 @@ public struct HyphenCredentials: Codable, Sendable, Equatable {
         }
     }
 
-    public var appName: String
-    public var email: String
-    public var appSecret: String
-    public var chain: HyphenChain
-    public var apiURL: String
-    public var accessNodeURL: String
+    /// The app, user and endpoints the account was enrolled with.
+    public var app: HyphenEnrollmentURI
     /// The P-256 scalar, 32 bytes.
     public var deviceKey: Data
     public var session: Session?
 
     public init(uri: HyphenEnrollmentURI, deviceKey: HyphenDeviceKey) {
-        appName = uri.appName
-        email = uri.email
-        appSecret = uri.appSecret
-        chain = uri.chain
-        apiURL = uri.apiURL
-        accessNodeURL = uri.accessNodeURL
+        app = uri
         self.deviceKey = deviceKey.rawRepresentation
         session = nil
     }

@@ -5,7 +5,7 @@ import Foundation
 /// names the Hyphen app (its name, `X-Hyphen-App-Secret` and chain), the user, and optionally other endpoints than the
 /// chain's (`api` for Hyphen's API, `flow` for the access node, base64url like ForgeRock's `r`/`a`). Enrolling makes
 /// this device's key; `pushctl hyphen signin` then registers it with Hyphen (docs/providers/hyphen.md).
-public struct HyphenEnrollmentURI: Sendable, Equatable {
+public struct HyphenEnrollmentURI: Codable, Sendable, Equatable {
     public var appName: String
     public var email: String
     public var appSecret: String

@@ -18,7 +18,7 @@ struct HyphenApprover: Sendable {
     func approve(_ approval: Approval, credentials: HyphenCredentials, session: HyphenCredentials.Session)
         async throws(AnswerFailure) {
         let api = HyphenAPI(credentials)
-        let node = FlowAccessAPI(baseURL: credentials.accessNodeURL)
+        let node = FlowAccessAPI(baseURL: credentials.app.accessNodeURL)
         // Read again: an earlier attempt may have submitted the transaction since the approval was loaded.
         var context = try await currentContext(of: approval.id)
         let transactionId: String
@@ -34,9 +34,9 @@ struct HyphenApprover: Sendable {
                           metadata: ["approval_id": "\(approval.id)"])
         }
         try await waitForSeal(transactionId, node: node)
-        let request: OutboundRequest
-        do { request = try api.approve(twoFactorAuthId: context.twoFactorAuthId, transactionId: transactionId, token: session.accessToken) }
-        catch { throw .rejected("cannot build the approve call: \(error)") }
+        let request = try HyphenHTTP.build {
+            try api.approve(twoFactorAuthId: context.twoFactorAuthId, transactionId: transactionId, token: session.accessToken)
+        }
         _ = try await http.send(request, step: "approve with transaction \(transactionId)")
     }
 
@@ -61,21 +61,21 @@ struct HyphenApprover: Sendable {
         var transaction: FlowTransaction
         do {
             transaction = try HyphenTransaction.unsigned(cadence: cadence, latestBlock: block, account: account,
-                                                         session: session, chain: credentials.chain)
+                                                         session: session, chain: credentials.app.chain)
             try HyphenTransaction.signPayload(&transaction, key: try credentials.key(), session: session)
         } catch {
             throw .rejected("building the transaction: \(error)")
         }
         let server = try await http.json(
-            try build { try api.signTransaction(FlowSigning.payloadMessage(transaction), token: session.accessToken) },
+            try HyphenHTTP.build { try api.signTransaction(FlowSigning.payloadMessage(transaction), token: session.accessToken) },
             step: "server co-signature", as: HyphenSignResult.self)
         transaction.payloadSignatures.append(try signature(server, signer: "server", in: transaction))
         let paymaster = try await http.json(
-            try build { try api.signAsPaymaster(FlowSigning.envelopeMessage(transaction), token: session.accessToken) },
+            try HyphenHTTP.build { try api.signAsPaymaster(FlowSigning.envelopeMessage(transaction), token: session.accessToken) },
             step: "paymaster signature", as: HyphenSignResult.self)
         transaction.envelopeSignatures.append(try signature(paymaster, signer: "paymaster", in: transaction))
         let expected = FlowSigning.transactionId(transaction).hex
-        let submitted = try await http.json(try build { try node.submit(transaction) }, step: "submit transaction",
+        let submitted = try await http.json(try HyphenHTTP.build { try node.submit(transaction) }, step: "submit transaction",
                                             as: FlowREST.SubmittedTransaction.self)
         guard submitted.id.lowercased() == expected else {
             throw .rejected("submit transaction: the access node reports id \(submitted.id), but the transaction's id is \(expected)")
@@ -108,9 +108,6 @@ struct HyphenApprover: Sendable {
         throw .rejected("transaction \(id) was not sealed within \(Self.sealTimeout) (last status: \(last)); see it on a Flow explorer before trying again")
     }
 
-    private func build(_ make: () throws -> OutboundRequest) throws(AnswerFailure) -> OutboundRequest {
-        do { return try make() } catch { throw .rejected("cannot build a request: \(error)") }
-    }
 
     private func signature(_ result: HyphenSignResult, signer: String, in transaction: FlowTransaction)
         throws(AnswerFailure) -> FlowTransaction.Signature {

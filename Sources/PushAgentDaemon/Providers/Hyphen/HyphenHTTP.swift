@@ -27,4 +27,9 @@ struct HyphenHTTP: Sendable {
             throw .rejected("\(step): \(ProviderHTTP.host(request.url)) answered something unexpected (\(String(describing: error).prefix(200)))")
         }
     }
+
+    /// A request description that could not be made (a body that does not encode) is a final failure.
+    static func build(_ make: () throws -> OutboundRequest) throws(AnswerFailure) -> OutboundRequest {
+        do { return try make() } catch { throw .rejected("cannot build a request: \(error)") }
+    }
 }

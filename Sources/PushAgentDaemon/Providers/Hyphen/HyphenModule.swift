@@ -51,14 +51,12 @@ struct HyphenModule: ProviderModule {
             throw .rejected("the stored Hyphen account or request is unreadable: \(error)")
         }
         guard let session = credentials.session else {
-            throw .rejected("this device is not signed in to Hyphen as \(credentials.email): run `pushctl hyphen signin --account \(account.account.id)`")
+            throw .rejected("this device is not signed in to Hyphen as \(credentials.app.email): run `pushctl hyphen signin --account \(account.account.id)`")
         }
         let api = HyphenAPI(credentials)
         switch decision {
         case .deny:
-            let request: OutboundRequest
-            do { request = try api.deny(twoFactorAuthId: context.twoFactorAuthId, token: session.accessToken) }
-            catch { throw .rejected("cannot build the deny call: \(error)") }
+            let request = try HyphenHTTP.build { try api.deny(twoFactorAuthId: context.twoFactorAuthId, token: session.accessToken) }
             _ = try await http.send(request, step: "deny")
         case .approve:
             try await HyphenApprover(store: store, http: http, logger: logger)

@@ -15,12 +15,10 @@ extension HyphenHTTP {
     func session(from result: HyphenSignInResult, credentials: HyphenCredentials) async throws(AnswerFailure)
         -> HyphenCredentials.Session {
         let addresses = result.account.addresses
-        guard let entry = addresses.first(where: { $0.chainName == credentials.chain.rawValue }) ?? addresses.first,
+        guard let entry = addresses.first(where: { $0.chainName == credentials.app.chain.rawValue }) ?? addresses.first,
               let address = FlowAddress(hex: entry.address)
-        else { throw .rejected("Hyphen's sign-in reply names no Flow address for \(credentials.chain.rawValue)") }
-        let request: OutboundRequest
-        do { request = try HyphenAPI(credentials).keys(token: result.credentials.accessToken) }
-        catch { throw .rejected("cannot build the keys call: \(error)") }
+        else { throw .rejected("Hyphen's sign-in reply names no Flow address for \(credentials.app.chain.rawValue)") }
+        let request = try Self.build { try HyphenAPI(credentials).keys(token: result.credentials.accessToken) }
         let keys = try await json(request, step: "account keys", as: HyphenKeys.self)
         let publicKey: String
         do { publicKey = try credentials.key().publicKeyHex } catch { throw .rejected("the stored device key is unreadable") }

@@ -47,19 +47,19 @@ struct HyphenSignIn: Sendable {
             let own = HyphenDevice.linux(publicKey: key.publicKeyHex, pushToken: device.token, name: deviceName,
                                          osVersion: Self.kernelRelease)
             do throws(AnswerFailure) {
-                let reply = try await http.json(try build { try api.signIn2FA(credential: credential, chain: credentials.chain, device: own) },
+                let reply = try await http.json(try HyphenHTTP.build { try api.signIn2FA(credential: credential, chain: credentials.app.chain, device: own) },
                                                 step: "2FA sign-in request", as: HyphenSignIn2FA.self)
                 return try await follow(reply, account: stored.account, credentials: credentials)
             } catch {
                 // Hyphen's answer for an account with no device yet; the SDKs sign up then.
                 guard case .rejected(let cause) = error, cause.localizedCaseInsensitiveContains("sign up") else { throw error }
-                let result = try await http.json(try build { try api.signUp(credential: credential, chain: credentials.chain, device: own) },
+                let result = try await http.json(try HyphenHTTP.build { try api.signUp(credential: credential, chain: credentials.app.chain, device: own) },
                                                  step: "sign-up", as: HyphenSignInResult.self)
                 return try await signedIn(result, account: stored.account, credentials: credentials, how: "sign-up",
                                           message: "This device is the first device of a new Hyphen account")
             }
         } catch {
-            throw ControlError(.upstream, "Hyphen sign-in for \(credentials.email) failed: \(error)")
+            throw ControlError(.upstream, "Hyphen sign-in for \(credentials.app.email) failed: \(error)")
         }
     }
 
@@ -69,9 +69,9 @@ struct HyphenSignIn: Sendable {
         let api = HyphenAPI(credentials)
         do throws(AnswerFailure) {
             let challenge = try await http.json(
-                try build { try api.signInChallenge(credential: credential, chain: credentials.chain, publicKey: key.publicKeyHex) },
+                try HyphenHTTP.build { try api.signInChallenge(credential: credential, chain: credentials.app.chain, publicKey: key.publicKeyHex) },
                 step: "device-key challenge", as: HyphenChallenge.self)
-            let result = try await http.json(try build { try api.respondToChallenge(challenge, key: key) },
+            let result = try await http.json(try HyphenHTTP.build { try api.respondToChallenge(challenge, key: key) },
                                              step: "device-key challenge response", as: HyphenSignInResult.self)
             return try await signedIn(result, account: account, credentials: credentials, how: "device-key",
                                       message: "Signed in with this device's key; no other device was needed")
@@ -148,12 +148,9 @@ struct HyphenSignIn: Sendable {
         catch { throw ControlError(.unavailable, "the stored credentials of \(stored.account.id) are unreadable") }
     }
 
-    private func build(_ make: () throws -> OutboundRequest) throws(AnswerFailure) -> OutboundRequest {
-        do { return try make() } catch { throw .rejected("cannot build a request: \(error)") }
-    }
 
     private static func title(_ credentials: HyphenCredentials) -> String {
-        "Sign-in of this device to \(credentials.appName) as \(credentials.email)"
+        "Sign-in of this device to \(credentials.app.appName) as \(credentials.app.email)"
     }
 
     /// `uname -r`, the closest thing to an OS version a Linux machine has.

@@ -74,9 +74,9 @@ struct HyphenSignInFollower: Sendable {
             do throws(AnswerFailure) {
                 let (credentials, context): (HyphenCredentials, HyphenSignInContext)
                 do { (credentials, context) = try await load(stored) } catch { throw .rejected("\(error)") }
-                let call: OutboundRequest
-                do { call = try HyphenAPI(credentials).finish2FA(requestId: context.requestId, ephemeralToken: context.ephemeralToken) }
-                catch { throw .rejected("cannot build the finish call: \(error)") }
+                let call = try HyphenHTTP.build {
+                    try HyphenAPI(credentials).finish2FA(requestId: context.requestId, ephemeralToken: context.ephemeralToken)
+                }
                 let result = try await http.json(call, step: "finish sign-in", as: HyphenSignInResult.self)
                 var signedIn = credentials
                 signedIn.session = try await http.session(from: result, credentials: credentials)
