@@ -105,7 +105,7 @@ struct HyphenApprover: Sendable {
             try? await Task.sleep(for: Self.sealPollInterval)
             if Task.isCancelled { throw .retryable("stopped while waiting for transaction \(id) to be sealed") }
         }
-        throw .rejected("transaction \(id) was not sealed within \(Self.sealTimeout) (last status: \(last)); see it on a Flow explorer before trying again")
+        throw .rejected("transaction \(id) was not sealed within \(Self.sealTimeout.components.seconds) s (last status: \(last)); see it on a Flow explorer before trying again")
     }
 
 
