@@ -192,6 +192,19 @@ struct HyphenEndToEndTests {
         }
     }
 
+    @Test func signInSurvivesADaemonRestart() async throws {
+        try await Self.withEnrolledAccount(existingDevice: true) { setup in
+            let started = try await setup.cluster.client.hyphenSignIn(account: setup.account, credential: setup.credential)
+            let request = try await setup.sim.pendingSignIn(for: setup.email)
+            await setup.cluster.daemon?.stop()
+            // The status push waits at the relay while the daemon is down.
+            try await setup.sim.decide(request.id, approve: true)
+            try await setup.cluster.startDaemon()
+            let final = try await setup.cluster.client.request(started.id, wait: 30)
+            #expect(final.state == .completed, "resumed and finished after the restart: \(final.error ?? "")")
+        }
+    }
+
     @Test func statusChangeForAnUnknownRequestIsKeptInHistory() async throws {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
             let started = try await setup.cluster.client.hyphenSignIn(account: setup.account, credential: setup.credential)
