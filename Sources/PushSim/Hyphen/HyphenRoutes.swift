@@ -52,8 +52,9 @@ struct HyphenRoutes: Sendable {
         }
     }
 
-    private func reply<Body: Decodable>(_ request: Request, _: Body.Type,
-                                        _ handle: @Sendable (Body, String?) async throws -> some Encodable) async -> Response {
+    private func reply<Body: Decodable & Sendable>(
+        _ request: Request, _: Body.Type, _ handle: @Sendable (Body, String?) async throws -> some Encodable & Sendable
+    ) async -> Response {
         await reply(request) { token in
             let body: Body
             do throws(JSONReply.BadBody) { body = try await JSONReply.decode(Body.self, from: request) }
@@ -63,7 +64,7 @@ struct HyphenRoutes: Sendable {
     }
 
     /// Checks the headers, passes the bearer token, and renders a `HyphenFailure` as Hyphen's error body.
-    private func reply(_ request: Request, _ handle: @Sendable (String?) async throws -> some Encodable) async -> Response {
+    private func reply(_ request: Request, _ handle: @Sendable (String?) async throws -> some Encodable & Sendable) async -> Response {
         do {
             try checkHeaders(request)
             let authorization = request.headers[.authorization] ?? ""
