@@ -87,7 +87,9 @@ struct HyphenEndToEndTests {
             #expect(Set(transaction.payloadSigners.map { String($0.split(separator: "#")[1]) }) == ["0", "1"],
                     "Hyphen's server key (#0) and the device key (#1) signed the payload: \(transaction.payloadSigners)")
             #expect(transaction.envelopeSigners == ["0xe22cea2c515f26e6#0"], "the paymaster signed the envelope")
-            #expect(try await setup.cluster.client.approval(approval.id).state == .approved)
+            try await eventually("the approval is recorded as approved") {
+                try await setup.cluster.client.approval(approval.id).state == .approved
+            }
 
             let again = try setup.cluster.pushctl(["approve", approval.id])
             #expect(again.status == 5, "a second answer is a conflict: \(again.stderr)")
@@ -128,9 +130,9 @@ struct HyphenEndToEndTests {
             }
             #expect(try await setup.cluster.client.approvals(state: nil).isEmpty)
 
-            let id = try await setup.sim.push(expiresIn: 2)
+            let id = try await setup.sim.push(expiresIn: 5)
             let approval = try await Self.pendingApproval(setup.cluster)
-            try await Task.sleep(for: .seconds(3))
+            try await Task.sleep(for: .seconds(approval.expiresAt.timeIntervalSinceNow + 1))
             let late = try setup.cluster.pushctl(["approve", approval.id])
             #expect(late.status == 5, "approving after expiry is refused here: \(late.stdout) \(late.stderr)")
             #expect(try await setup.sim.answers().allSatisfy { $0.id != id }, "nothing was sent to Hyphen")
