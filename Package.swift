@@ -102,7 +102,7 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], swiftSettings: swiftSettings),
         // Starts the real programs on loopback for the integration tests and the benchmark.
-        .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlAPI"], swiftSettings: swiftSettings),
+        .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlAPI", "PushSim"], swiftSettings: swiftSettings),
 
         // Thin executables
         .executableTarget(name: "pushagentd", dependencies: [
@@ -156,7 +156,7 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore", "PushAgentKit",
+            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore", "PushAgentKit", "PushSim",
         ], swiftSettings: swiftSettings),
     ]
 )

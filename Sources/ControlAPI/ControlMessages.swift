@@ -177,12 +177,15 @@ public struct ControlEvent: Codable, Sendable {
     public var approval: Approval?
     public var account: Account?
     public var relay: RelayStatus?
+    public var request: TwoFactorRequest?
 
-    public init(type: Kind, at: Date = Date(), approval: Approval? = nil, account: Account? = nil, relay: RelayStatus? = nil) {
+    public init(type: Kind, at: Date = Date(), approval: Approval? = nil, account: Account? = nil, relay: RelayStatus? = nil,
+                request: TwoFactorRequest? = nil) {
         self.type = type
         self.at = at
         self.approval = approval
         self.account = account
         self.relay = relay
+        self.request = request
     }
 }

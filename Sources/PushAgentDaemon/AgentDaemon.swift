@@ -28,7 +28,9 @@ public enum AgentDaemon {
             .forgerock: ForgeRockModule(store: store, http: providerHTTP),
             .privacyidea: PrivacyIDEAModule(store: store, http: providerHTTP, logger: logger),
             .plusauth: PlusAuthModule(store: store, http: providerHTTP, config: config, logger: logger),
+            .hyphen: HyphenModule(store: store, http: providerHTTP, logger: logger),
         ]
+        let hyphenSignIn = HyphenSignIn(store: store, http: providerHTTP, events: events, deviceName: config.deviceName, logger: logger)
         let approvals = ApprovalService(store: store, modules: modules, events: events, inFlight: inFlight,
                                         config: liveConfig, logger: logger)
         let ingest = PushIngest(store: store, modules: modules, events: events, logger: logger)
@@ -47,6 +49,7 @@ public enum AgentDaemon {
         routes.register(on: router)
         RefreshRoutes(privacyIDEA: privacyIDEAPoller).register(on: router)
         StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)).register(on: router)
+        routes.registerRequests(on: router, hyphenSignIn: hyphenSignIn)
 
         let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store, config: liveConfig)
         let server = ControlServer(listener: listener, responder: router.buildResponder(), socketMode: config.socketMode,
@@ -57,6 +60,7 @@ public enum AgentDaemon {
         let reloader = ConfigReloader(config: liveConfig, load: reload, statusLine: { await watchdog.statusLine() },
                                       logger: logger)
         try await approvals.resumeUnfinished()
+        try await hyphenSignIn.resumeUnfinished()
         let group = ServiceGroup(configuration: .init(
             services: [server, poller, privacyIDEAPoller, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog,
                        reloader, ShutdownHooks(events: events, inFlight: inFlight, logger: logger)],

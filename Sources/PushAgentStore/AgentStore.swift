@@ -65,14 +65,14 @@ public final class AgentStore: Sendable {
     }
 
     /// Commits one relay message's effect, its processed id and the cursor in ONE transaction (DESIGN.md §2 step 4).
-    public func commitMessage(relayMessageId: String, seq: Int64, result: Result<ApprovalDraft, PushRejection>,
+    public func commitMessage(relayMessageId: String, seq: Int64, result: Result<PushEffect, PushRejection>,
                               provider: Provider?, now: Date = Date()) async throws -> MessageOutcome {
         try await commitMessage(source: .relay(id: relayMessageId, seq: seq), result: result, provider: provider, now: now)
     }
 
     /// Commits one message's effect and its processed key in ONE transaction; a relay message also advances the
     /// cursor there, a polled one leaves it alone. Either way a second delivery is absorbed: exactly-once effect.
-    public func commitMessage(source: MessageSource, result: Result<ApprovalDraft, PushRejection>,
+    public func commitMessage(source: MessageSource, result: Result<PushEffect, PushRejection>,
                               provider: Provider?, now: Date = Date()) async throws -> MessageOutcome {
         try await pool.write { db in
             func advanceCursor() throws {
@@ -83,30 +83,33 @@ public final class AgentStore: Sendable {
                 try advanceCursor()
                 return .duplicate(existingApprovalId: nil)
             }
-            let outcome: MessageOutcome
-            switch result {
-            case .success(let draft):
-                if let existing = try String.fetchOne(
-                    db, sql: "SELECT id FROM approval WHERE provider = ? AND dedupe_key = ?",
-                    arguments: [draft.provider.rawValue, draft.dedupeKey]) {
-                    outcome = .duplicate(existingApprovalId: existing)
-                } else {
-                    let record = try ApprovalRecord(id: Identifier.make(prefix: "apr"), draft: draft)
-                    try record.insert(db)
-                    outcome = .created(try record.approval())
-                }
-            case .failure(let rejection):
+            let outcome: MessageOutcome = switch result {
+            case .success(.approval(let draft)): try Self.insert(draft, db)
+            case .success(.requestUpdate(let update)): try Self.apply(update, now: now, db)
+            case .failure(let rejection): .rejected(rejection)
+            }
+            if case .rejected(let rejection) = outcome {
                 var audit = AuditRecord(at: now, event: "push_rejected", subject: source.processedKey,
                                         detail: try ApprovalRecord.json(RejectionDetail(
                                             reason: rejection.reason, message: rejection.message, provider: provider)))
                 try audit.insert(db)
-                outcome = .rejected(rejection)
             }
             try ProcessedMessageRecord(relayMessageId: source.processedKey, seq: source.seq, processedAt: now,
                                        outcome: outcome.label).insert(db)
             try advanceCursor()
             return outcome
         }
+    }
+
+    private static func insert(_ draft: ApprovalDraft, _ db: Database) throws -> MessageOutcome {
+        if let existing = try String.fetchOne(
+            db, sql: "SELECT id FROM approval WHERE provider = ? AND dedupe_key = ?",
+            arguments: [draft.provider.rawValue, draft.dedupeKey]) {
+            return .duplicate(existingApprovalId: existing)
+        }
+        let record = try ApprovalRecord(id: Identifier.make(prefix: "apr"), draft: draft)
+        try record.insert(db)
+        return .created(try record.approval())
     }
 
     // MARK: Accounts
@@ -157,7 +160,8 @@ public final class AgentStore: Sendable {
         }
     }
 
-    /// Replaces an account's provider credentials (state the provider keeps with them, e.g. PlusAuth's binding).
+    /// Replaces an account's provider credentials (state the provider keeps with them: PlusAuth's binding, a Hyphen
+    /// sign-in's session).
     public func updateCredentials(accountId: String, _ credentials: Data) async throws {
         try await pool.write { db in
             guard var record = try AccountRecord.fetchOne(db, key: accountId) else {
@@ -288,7 +292,7 @@ public final class AgentStore: Sendable {
         }
     }
 
-    private static func resolve<R: FetchableRecord & TableRecord>(_ type: R.Type, _ idOrPrefix: String, what: String,
+    static func resolve<R: FetchableRecord & TableRecord>(_ type: R.Type, _ idOrPrefix: String, what: String,
                                                                   _ db: Database) throws -> R {
         if let exact = try R.fetchOne(db, key: idOrPrefix) { return exact }
         let escaped = idOrPrefix.replacingOccurrences(of: "\\", with: "\\\\")
@@ -325,6 +329,7 @@ extension MessageOutcome {
         switch self {
         case .created: "created"
         case .duplicate: "duplicate"
+        case .requestUpdated: "request_updated"
         case .rejected(let r): "rejected:\(r.reason.rawValue)"
         }
     }

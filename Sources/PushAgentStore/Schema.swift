@@ -72,6 +72,26 @@ enum Schema {
                 t.column("created_at", .datetime).notNull()
             }
         }
+        // Requests this device made and another device answers (Hyphen's sign-in), moved by status pushes.
+        migrator.registerMigration("hyphen-v1") { db in
+            try db.create(table: "two_factor_request") { t in
+                t.primaryKey("id", .text)
+                t.column("provider", .text).notNull()
+                t.column("account_id", .text).notNull()
+                t.column("remote_id", .text).notNull()
+                t.column("title", .text).notNull()
+                t.column("message", .text).notNull()
+                t.column("state", .text).notNull().indexed()
+                t.column("created_at", .datetime).notNull()
+                t.column("expires_at", .datetime).notNull()
+                t.column("updated_at", .datetime).notNull()
+                t.column("tx_id", .text)
+                t.column("error", .text)
+                // What the provider's module needs to finish it (Hyphen: the sign-in's ephemeral token).
+                t.column("context", .blob).notNull()
+                t.uniqueKey(["provider", "remote_id"])
+            }
+        }
         return migrator
     }
 }

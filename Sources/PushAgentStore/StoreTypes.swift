@@ -80,6 +80,8 @@ public enum MessageOutcome: Sendable {
     case created(Approval)
     /// The message id was already committed, or the dialect's replay key was seen before.
     case duplicate(existingApprovalId: String?)
+    /// A status push moved a request this device made.
+    case requestUpdated(TwoFactorRequest)
     case rejected(PushRejection)
 }
 

@@ -83,6 +83,9 @@ struct Enroll: AsyncParsableCommand {
             let account = try await client.enroll(uri: uri, name: name)
             if global.json { return try Output.json(account) }
             print("enrolled \(account.id): \(account.issuer) \(account.name) (\(account.provider.rawValue))")
+            if account.provider == .hyphen {
+                print("next: sign this device in with `pushctl hyphen signin --account \(account.id) --credential -` (the token from your Hyphen app on stdin)")
+            }
         }
     }
 }

@@ -21,7 +21,8 @@ struct PushCtl: AsyncParsableCommand {
         """,
         version: "0.1.0",
         subcommands: [Status.self, Accounts.self, Enroll.self, Remove.self, Code.self, List.self, Show.self,
-                      Approve.self, Deny.self, Watch.self, History.self, Refresh.self, JWKS.self])
+                      Approve.self, Deny.self, Watch.self, Requests.self, Wait.self, History.self, Refresh.self,
+                      JWKS.self, Hyphen.self])
 }
 
 struct GlobalOptions: ParsableArguments {
@@ -44,8 +45,10 @@ struct GlobalOptions: ParsableArguments {
                 break
             }
         }
-        guard let command = rest.first else { return arguments }
-        return [command] + globals + rest.dropFirst()
+        guard !rest.isEmpty else { return arguments }
+        // After the whole command path (`hyphen signin`), before the first option: only the leaf takes them.
+        let path = rest.prefix { !$0.hasPrefix("-") }
+        return Array(path) + globals + rest.dropFirst(path.count)
     }
 
     var client: ControlClient { ControlClient(socketPath: ControlSocket.clientPath(explicit: socket)) }

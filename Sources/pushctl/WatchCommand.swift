@@ -36,6 +36,8 @@ struct Watch: AsyncParsableCommand {
             what = line
         } else if let relay = event.relay {
             what = "relay \(relay.state.rawValue)" + (relay.lastError.map { ": \($0)" } ?? "")
+        } else if let request = event.request {
+            what = "\(request.id) \(request.state.rawValue): \(request.title)" + (request.error.map { " — \($0)" } ?? "")
         } else if let account = event.account {
             what = "account \(account.id) (\(account.issuer): \(account.name))"
         } else {

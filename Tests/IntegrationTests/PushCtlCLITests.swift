@@ -18,6 +18,12 @@ struct PushCtlCLITests {
         #expect(result.stderr.contains("running"), "says what to check: \(result.stderr)")
     }
 
+    @Test func globalOptionsReachNestedCommands() throws {
+        let socket = FileManager.default.temporaryDirectory.appendingPathComponent("no-daemon-\(UUID()).sock").path
+        let result = try pushctl(["--socket", socket, "--json", "hyphen", "signin", "--account", "acc", "--credential", "c"])
+        #expect(result.status == 3, "parsed, then found no daemon: \(result.stderr)")
+    }
+
     @Test func dryRunParsesWithoutADaemonAndShowsNoSecret() throws {
         let result = try pushctl(["--socket", "/nonexistent.sock", "enroll", "--dry-run", Self.forgeRockURI])
         #expect(result.status == 0, "dry run: \(result.stderr)")

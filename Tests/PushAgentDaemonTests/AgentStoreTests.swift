@@ -33,7 +33,7 @@ struct AgentStoreTests {
     @Test func messageEffectAndCursorCommitTogether() async throws {
         let (store, _) = try makeStore()
         try await register(store)
-        let outcome = try await store.commitMessage(relayMessageId: "m1", seq: 7, result: .success(draft(key: "k1")), provider: .forgerock)
+        let outcome = try await store.commitMessage(relayMessageId: "m1", seq: 7, result: .success(.approval(draft(key: "k1"))), provider: .forgerock)
         guard case .created(let approval) = outcome else { Issue.record("expected an approval, got \(outcome)"); return }
         #expect(try await store.cursor() == 7)
         #expect(try await store.isProcessed(relayMessageId: "m1"))
@@ -43,9 +43,9 @@ struct AgentStoreTests {
     @Test func redeliveryAndReplayAreAbsorbed() async throws {
         let (store, _) = try makeStore()
         try await register(store)
-        _ = try await store.commitMessage(relayMessageId: "m1", seq: 1, result: .success(draft(key: "k1")), provider: .forgerock)
-        let again = try await store.commitMessage(relayMessageId: "m1", seq: 1, result: .success(draft(key: "k1")), provider: .forgerock)
-        let replay = try await store.commitMessage(relayMessageId: "m2", seq: 2, result: .success(draft(key: "k1")), provider: .forgerock)
+        _ = try await store.commitMessage(relayMessageId: "m1", seq: 1, result: .success(.approval(draft(key: "k1"))), provider: .forgerock)
+        let again = try await store.commitMessage(relayMessageId: "m1", seq: 1, result: .success(.approval(draft(key: "k1"))), provider: .forgerock)
+        let replay = try await store.commitMessage(relayMessageId: "m2", seq: 2, result: .success(.approval(draft(key: "k1"))), provider: .forgerock)
         if case .duplicate = again {} else { Issue.record("redelivery must be a duplicate") }
         if case .duplicate(let id) = replay { #expect(id != nil) } else { Issue.record("a replayed messageId must be a duplicate") }
         #expect(try await store.approvals(state: nil).count == 1)
@@ -56,7 +56,7 @@ struct AgentStoreTests {
         let (store, _) = try makeStore()
         try await register(store)
         guard case .created(let approval) = try await store.commitMessage(
-            relayMessageId: "m1", seq: 1, result: .success(draft(key: "k1")), provider: .forgerock) else { return }
+            relayMessageId: "m1", seq: 1, result: .success(.approval(draft(key: "k1"))), provider: .forgerock) else { return }
         try await store.transition(approval.id, to: .approving, resolution: Resolution(byUid: 1000))
         await #expect(throws: StoreError.self) { try await store.transition(approval.id, to: .denying) }
         let approved = try await store.transition(approval.id, to: .approved)
@@ -68,7 +68,7 @@ struct AgentStoreTests {
         let (store, _) = try makeStore()
         try await register(store)
         guard case .created(let approval) = try await store.commitMessage(
-            relayMessageId: "m1", seq: 1, result: .success(draft(key: "k1", expiresIn: -1)), provider: .forgerock) else { return }
+            relayMessageId: "m1", seq: 1, result: .success(.approval(draft(key: "k1", expiresIn: -1))), provider: .forgerock) else { return }
         #expect(try await store.approval(matching: String(approval.id.prefix(8))).approval.id == approval.id)
         let expired = try await store.expireDue()
         #expect(expired.map(\.id) == [approval.id])

@@ -22,6 +22,8 @@ extension EnrollmentURI {
         case .plusAuth(let uri):
             return ["provider": "PlusAuth", "issuer": uri.issuer, "account": uri.accountName,
                     "enrollment_url": uri.enrollmentURL, "totp": Self.describe(uri.totp)]
+        case .hyphen(let uri):
+            return uri.summary
         }
     }
 

@@ -3,12 +3,15 @@ public enum EnrollmentURI: Sendable, Equatable {
     case forgeRock(ForgeRockEnrollmentURI)
     case privacyIDEA(PrivacyIDEAEnrollmentURI)
     case plusAuth(PlusAuthEnrollmentURI)
+    case hyphen(HyphenEnrollmentURI)
 
     public static func parse(_ uri: String) throws(EnrollmentURIError) -> EnrollmentURI {
         let parts = try EnrollmentURIParts(uri)
         switch (parts.scheme, parts.host) {
         case ("pushauth", _), ("mfauth", _):
             return .forgeRock(try ForgeRockEnrollmentURI(parts))
+        case ("hyphen", _):
+            return .hyphen(try HyphenEnrollmentURI(parts))
         case ("otpauth", "push"):
             return .plusAuth(try PlusAuthEnrollmentURI(parts))
         case ("otpauth", "pipush"), ("pia", _):
@@ -25,6 +28,7 @@ public enum EnrollmentURI: Sendable, Equatable {
         case .forgeRock: .forgerock
         case .privacyIDEA: .privacyidea
         case .plusAuth: .plusauth
+        case .hyphen: .hyphen
         }
     }
 }

@@ -7,7 +7,6 @@ public enum EnrollmentURIError: Error, Equatable, Sendable, CustomStringConverti
     case unknownScheme(String)
     case wrongProvider(provider: String, scheme: String, expected: String)
     case notPushEnrollment(String)
-    case unsupported(provider: String, form: String)
     case badHost(scheme: String, host: String, expected: String)
     case badLabel(scheme: String, problem: String)
     case brokenPercentEncoding(scheme: String, part: String)
@@ -24,13 +23,11 @@ public enum EnrollmentURIError: Error, Equatable, Sendable, CustomStringConverti
         case .notAURI:
             "this is not an enrollment URI (expected something like pushauth://push/Issuer:account?…)"
         case .unknownScheme(let scheme):
-            "unknown enrollment URI scheme '\(Self.excerpt(scheme))://' (known: pushauth://, mfauth://, otpauth://push, otpauth://pipush, pia://)"
+            "unknown enrollment URI scheme '\(Self.excerpt(scheme))://' (known: pushauth://, mfauth://, hyphen://, otpauth://push, otpauth://pipush, pia://)"
         case .wrongProvider(let provider, let scheme, let expected):
             "'\(scheme)://' is not a \(provider) enrollment URI (expected \(expected))"
         case .notPushEnrollment(let form):
             "\(form) is a one-time-password URI, not a push enrollment"
-        case .unsupported(let provider, let form):
-            "\(provider) enrollment (\(form)) is not supported yet"
         case .badHost(let scheme, let host, let expected):
             "\(scheme) URI: the type must be \(expected), not '\(Self.excerpt(host))'"
         case .badLabel(let scheme, let problem):

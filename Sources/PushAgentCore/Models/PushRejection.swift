@@ -10,6 +10,8 @@ public struct PushRejection: Error, Sendable, Equatable, CustomStringConvertible
         case duplicate
         /// The account is bound to the machine it was enrolled on, and the machine's identity changed (PlusAuth).
         case bindingChanged = "binding_changed"
+        /// A status push for a request this device does not know (made elsewhere, or already forgotten).
+        case unknownRequest = "unknown_request"
     }
 
     public var reason: Reason

@@ -71,7 +71,7 @@ struct ControlRoutes: Sendable {
     }
 
     /// The caller, if it may write; otherwise a 403 that says who may.
-    private func writer(_ context: PeerContext) async throws -> Peer {
+    func writer(_ context: PeerContext) async throws -> Peer {
         let peer = try await context.peer()
         guard policy.mayWrite(uid: peer.uid) else {
             try? await store.audit(event: "write_refused", peer: peer, subject: nil, detail: nil)

@@ -6,8 +6,9 @@ import PushAgentStore
 protocol ProviderModule: Sendable {
     var provider: Provider { get }
 
-    /// Verifies a push of this provider's dialect and turns it into an approval draft.
-    func approvalDraft(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> ApprovalDraft
+    /// Verifies a push of this provider's dialect and says what it does: ask the user (an approval draft), or move a
+    /// request this device made (a status push).
+    func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect
 
     /// Registers this device with the provider for the account the URI describes.
     func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount

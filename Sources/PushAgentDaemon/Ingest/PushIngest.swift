@@ -31,18 +31,20 @@ struct PushIngest: Sendable {
             }
             return .duplicate(existingApprovalId: nil)
         }
-        let (provider, result) = await draft(for: data, receivedAt: now)
+        let (provider, result) = await effect(of: data, receivedAt: now)
         TestFault.trigger(.killBeforeCommit)
         let outcome = try await store.commitMessage(source: source, result: result, provider: provider, now: now)
         TestFault.trigger(.killAfterCommit)
         report(outcome, source: source, provider: provider)
-        if case .created(let approval) = outcome {
-            await events.publish(ControlEvent(type: .approvalCreated, approval: approval))
+        switch outcome {
+        case .created(let approval): await events.publish(ControlEvent(type: .approvalCreated, approval: approval))
+        case .requestUpdated(let request): await events.publish(ControlEvent(type: .requestUpdated, request: request))
+        case .duplicate, .rejected: break
         }
         return outcome
     }
 
-    private func draft(for data: [String: String], receivedAt: Date) async -> (Provider?, Result<ApprovalDraft, PushRejection>) {
+    private func effect(of data: [String: String], receivedAt: Date) async -> (Provider?, Result<PushEffect, PushRejection>) {
         guard let dialect = PushRouter.route(data) else {
             let keys = data.keys.sorted().prefix(10).joined(separator: ", ")
             return (nil, .failure(PushRejection(.unknownDialect, "no dialect matches a push with keys [\(keys)]")))
@@ -52,12 +54,16 @@ struct PushIngest: Sendable {
             return (provider, .failure(PushRejection(.unknownDialect, "\(provider.rawValue) pushes are not supported yet")))
         }
         do throws(PushRejection) {
-            var draft = try await module.approvalDraft(for: data, receivedAt: receivedAt)
-            if draft.expiresAt <= receivedAt {
-                throw PushRejection(.expired, "the push expired at \(draft.expiresAt.formatted(.iso8601)) before it arrived")
+            switch try await module.effect(for: data, receivedAt: receivedAt) {
+            case .approval(var draft):
+                if draft.expiresAt <= receivedAt {
+                    throw PushRejection(.expired, "the push expired at \(draft.expiresAt.formatted(.iso8601)) before it arrived")
+                }
+                draft.requestedAt = min(draft.requestedAt, receivedAt)
+                return (provider, .success(.approval(draft)))
+            case .requestUpdate(let update):
+                return (provider, .success(.requestUpdate(update)))
             }
-            draft.requestedAt = min(draft.requestedAt, receivedAt)
-            return (provider, .success(draft))
         } catch {
             return (provider, .failure(error))
         }
@@ -79,6 +85,10 @@ struct PushIngest: Sendable {
             metadata["approval_id"] = "\(approval.id)"
             metadata["account_id"] = "\(approval.accountId)"
             logger.notice("push received: approval \(approval.id) created (\(approval.kind.rawValue), expires \(approval.expiresAt.formatted(.iso8601)))", metadata: metadata)
+        case .requestUpdated(let request):
+            metadata["request_id"] = "\(request.id)"
+            metadata["account_id"] = "\(request.accountId)"
+            logger.notice("push received: request \(request.id) is \(request.state.rawValue)", metadata: metadata)
         case .duplicate(let existing):
             if let existing { metadata["approval_id"] = "\(existing)" }
             logger.info("duplicate push ignored", metadata: metadata)

@@ -9,7 +9,7 @@ struct ForgeRockModule: ProviderModule {
 
     var provider: Provider { .forgerock }
 
-    func approvalDraft(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> ApprovalDraft {
+    func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let (_, mechanismUid) = try ForgeRockPush.peek(data)
         let stored: StoredAccount?
         do { stored = try await store.account(provider: .forgerock, lookupKey: mechanismUid) }
@@ -22,8 +22,8 @@ struct ForgeRockModule: ProviderModule {
         catch { throw PushRejection(.malformed, "stored credentials of \(stored.account.id) are unreadable") }
         let notification = try await ForgeRockPush.verify(data, secret: credentials.sharedSecret, receivedAt: receivedAt)
         do {
-            return try notification.approvalDraft(accountId: stored.account.id, issuer: stored.account.issuer,
-                                                  accountName: stored.account.name)
+            return .approval(try notification.approvalDraft(accountId: stored.account.id, issuer: stored.account.issuer,
+                                                            accountName: stored.account.name))
         } catch let rejection as PushRejection {
             throw rejection
         } catch {

@@ -27,7 +27,7 @@ struct PlusAuthModule: ProviderModule {
 
     var provider: Provider { .plusauth }
 
-    func approvalDraft(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> ApprovalDraft {
+    func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let accounts: [(stored: StoredAccount, credentials: PlusAuthCredentials)]
         do {
             accounts = try await store.accounts(provider: .plusauth).compactMap { stored in
@@ -51,8 +51,8 @@ struct PlusAuthModule: ProviderModule {
             throw PushRejection(.bindingChanged, refusal)
         }
         do {
-            return try challenge.approvalDraft(accountId: accountId, issuer: stored.account.issuer,
-                                               accountName: stored.account.name)
+            return .approval(try challenge.approvalDraft(accountId: accountId, issuer: stored.account.issuer,
+                                                         accountName: stored.account.name))
         } catch {
             throw PushRejection(.malformed, "\(error)")
         }

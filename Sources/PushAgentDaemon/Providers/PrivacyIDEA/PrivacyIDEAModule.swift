@@ -12,7 +12,7 @@ struct PrivacyIDEAModule: ProviderModule {
 
     var provider: Provider { .privacyidea }
 
-    func approvalDraft(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> ApprovalDraft {
+    func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let serial = try PrivacyIDEAPush.peekSerial(data)
         let stored: StoredAccount?
         do { stored = try await store.account(provider: .privacyidea, lookupKey: serial) }
@@ -22,7 +22,7 @@ struct PrivacyIDEAModule: ProviderModule {
         do { serverKey = try Self.credentials(of: stored).serverKey() }
         catch { throw PushRejection(.malformed, "stored credentials of \(stored.account.id) are unreadable") }
         let challenge = try PrivacyIDEAPush.verify(data, serverKey: serverKey, receivedAt: receivedAt)
-        do { return try challenge.approvalDraft(accountId: stored.account.id, accountName: stored.account.name) }
+        do { return .approval(try challenge.approvalDraft(accountId: stored.account.id, accountName: stored.account.name)) }
         catch { throw PushRejection(.malformed, "\(error)") }
     }
 

@@ -1,0 +1,66 @@
+import Foundation
+import Logging
+import PushAgentCore
+import PushAgentStore
+
+/// Hyphen: accounts are found by this device's public key (the request's destination device for `2fa-request`, its
+/// source device for `2fa-status-change`); approving runs a Flow transaction, denying is a DELETE.
+struct HyphenModule: ProviderModule {
+    let store: AgentStore
+    let http: HyphenHTTP
+    let logger: Logger
+
+    var provider: Provider { .hyphen }
+
+    init(store: AgentStore, http: ProviderHTTP, logger: Logger) {
+        self.store = store
+        self.http = HyphenHTTP(http: http)
+        self.logger = logger
+    }
+
+    func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
+        let (handler, payload) = try HyphenPush.decode(data)
+        let publicKey = handler.ownDevice(in: payload.twoFactorAuth).publicKey.lowercased()
+        let stored: StoredAccount?
+        do { stored = try await store.account(provider: .hyphen, lookupKey: publicKey) }
+        catch { throw PushRejection(.malformed, "account lookup failed: \(error)") }
+        guard let stored else {
+            throw PushRejection(.unknownAccount, "no Hyphen account here has the device key \(publicKey.prefix(16))… named by \(type(of: handler).type) \(payload.twoFactorAuth.id)")
+        }
+        return try handler.effect(of: payload, account: stored.account, receivedAt: receivedAt)
+    }
+
+    /// Makes this device's key; Hyphen learns of it at sign-in (`pushctl hyphen signin`), which needs the user's
+    /// credential and, for an existing account, another device's approval.
+    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount {
+        guard case .hyphen(let parsed) = uri else { preconditionFailure("routed a non-Hyphen URI to Hyphen") }
+        let key = HyphenDeviceKey()
+        let account = Account(id: Identifier.make(prefix: "acc"), provider: .hyphen, issuer: parsed.appName,
+                              name: name ?? parsed.email, createdAt: Date(), hasTOTP: false)
+        return EnrolledAccount(account: account, lookupKey: key.publicKeyHex,
+                               credentials: try JSONEncoder().encode(HyphenCredentials(uri: parsed, deviceKey: key)))
+    }
+
+    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure) {
+        let credentials: HyphenCredentials
+        let context: HyphenApprovalContext
+        do {
+            credentials = try JSONDecoder().decode(HyphenCredentials.self, from: account.credentials)
+            context = try JSONDecoder().decode(HyphenApprovalContext.self, from: approval.answerContext)
+        } catch {
+            throw .rejected("the stored Hyphen account or request is unreadable: \(error)")
+        }
+        guard let session = credentials.session else {
+            throw .rejected("this device is not signed in to Hyphen as \(credentials.app.email): run `pushctl hyphen signin --account \(account.account.id)`")
+        }
+        let api = HyphenAPI(credentials)
+        switch decision {
+        case .deny:
+            let request = try HyphenHTTP.build { try api.deny(twoFactorAuthId: context.twoFactorAuthId, token: session.accessToken) }
+            _ = try await http.send(request, step: "deny")
+        case .approve:
+            try await HyphenApprover(store: store, http: http, logger: logger)
+                .approve(approval.approval, credentials: credentials, session: session)
+        }
+    }
+}
