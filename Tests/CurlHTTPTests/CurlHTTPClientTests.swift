@@ -103,7 +103,9 @@ private func temporaryDirectory() throws -> URL {
                 _ = try await request.value
             }
             #expect(error is CancellationError)
-            #expect(duration < .seconds(1))
+            // The server answers after 20 s: ending well before proves the cancel (milliseconds when idle; the
+            // bounds in this file leave room for a loaded 2-core machine).
+            #expect(duration < .seconds(5))
         }
     }
 
@@ -115,7 +117,7 @@ private func temporaryDirectory() throws -> URL {
             }
             let (duration, error) = await elapsed { _ = try await request.value }
             #expect(error is CancellationError)
-            #expect(duration < .seconds(1))
+            #expect(duration < .seconds(5))
         }
     }
 
@@ -130,7 +132,8 @@ private func temporaryDirectory() throws -> URL {
                 return
             }
             #expect(message.contains("/slow?ms=5000"))
-            #expect(duration >= .milliseconds(250) && duration < .seconds(1))
+            // The server answers after 5 s, so less than 4 s proves the 300 ms timeout fired.
+            #expect(duration >= .milliseconds(250) && duration < .seconds(4))
         }
     }
 
@@ -233,19 +236,25 @@ private func temporaryDirectory() throws -> URL {
 @Suite struct Streaming {
     @Test func linesArriveBeforeTheResponseEnds() async throws {
         try await TestServer.withTCP { port in
-            let response = try await client.stream(HTTPRequest(url: "http://127.0.0.1:\(port)/lines?ms=300&count=3"))
+            let response = try await client.stream(HTTPRequest(url: "http://127.0.0.1:\(port)/lines?ms=200&count=3"))
             #expect(response.status == 200)
             #expect(response.header("content-type") == "application/x-ndjson")
+            var lines: [String] = []
+            for try await line in response.lines { lines.append(String(decoding: line, as: UTF8.self)) }
+            #expect(lines == ["line 1", "line 2", "line 3"])
+        }
+    }
+
+    @Test func theFirstLineIsReadWhileTheServerStillWrites() async throws {
+        try await TestServer.withTCP { port in
+            // One line, then the server holds the response open for 30 s: only a streamed read sees the line sooner.
+            let response = try await client.stream(HTTPRequest(url: "http://127.0.0.1:\(port)/lines?ms=30000&count=2"))
             let clock = ContinuousClock()
             let start = clock.now
-            var lines: [String] = []
-            var firstAfter: Duration?
-            for try await line in response.lines {
-                lines.append(String(decoding: line, as: UTF8.self))
-                firstAfter = firstAfter ?? clock.now - start
-            }
-            #expect(lines == ["line 1", "line 2", "line 3"])
-            #expect(try #require(firstAfter) < .milliseconds(250), "the first line is read while the server still writes")
+            var iterator = response.lines.makeAsyncIterator()
+            let first = try await iterator.next()
+            #expect(first.map { String(decoding: $0, as: UTF8.self) } == "line 1")
+            #expect(clock.now - start < .seconds(15), "the first line came with the end of the response")
         }
     }
 

@@ -63,8 +63,8 @@ struct DeviceAPITests {
                 cursor = result.next
             }
             let best = try #require(latencies.min())
-            #expect(best < .milliseconds(100), "poll answers after the send: \(latencies)")
-            #expect(latencies.allSatisfy { $0 < .seconds(1) }, "poll answers after the send: \(latencies)")
+            #expect(best < .milliseconds(500), "poll answers after the send: \(latencies)")
+            #expect(latencies.allSatisfy { $0 < .seconds(5) }, "poll answers after the send: \(latencies)")
         }
     }
 
@@ -106,7 +106,7 @@ struct DeviceAPITests {
             let olderResult = try await older.value
             #expect(olderResult.messages.isEmpty)
             #expect(olderResult.next == 0)
-            #expect(clock.now - start < .seconds(5))
+            #expect(clock.now - start < .seconds(15), "the older poll (30 s) ended when the newer one came")
 
             // The newer poll is the one a send now reaches.
             try await relay.waitForWaitingPolls(1)
@@ -233,7 +233,9 @@ struct DeviceAPITests {
         let clock = ContinuousClock()
         let start = clock.now
         try await relay.stop()
-        #expect(clock.now - start < .seconds(2))
+        // The poll would hold 60 s; ending well before proves the shutdown ended it. The bound leaves room for a
+        // loaded 2-core machine (it is milliseconds when idle).
+        #expect(clock.now - start < .seconds(10))
         #expect(try await poll.value.messages.isEmpty)
     }
 
