@@ -43,11 +43,18 @@ public struct SenderKey: Sendable, Equatable {
 
     /// Parses the `PROJECT=KEY` form of `--sender-key`.
     public init?(parsing text: String) {
-        guard let eq = text.firstIndex(of: "=") else { return nil }
-        let project = String(text[..<eq]), key = String(text[text.index(after: eq)...])
-        guard !project.isEmpty, !key.isEmpty, !project.contains("/") else { return nil }
+        guard let (project, key) = projectAssignment(text) else { return nil }
         self.init(project: project, key: key)
     }
+}
+
+/// The `PROJECT=VALUE` of the per-project flags: both parts non-empty, and no `/` in the project (it is a path
+/// segment of the send URL). The value may contain `=`.
+func projectAssignment(_ text: String) -> (project: String, value: String)? {
+    guard let eq = text.firstIndex(of: "=") else { return nil }
+    let project = String(text[..<eq]), value = String(text[text.index(after: eq)...])
+    guard !project.isEmpty, !value.isEmpty, !project.contains("/") else { return nil }
+    return (project, value)
 }
 
 public struct RelayConfigError: Error, CustomStringConvertible {

@@ -16,9 +16,7 @@ public struct ServiceAccountKeyFile: Sendable, Equatable {
 
     /// Parses the `PROJECT=PEM_FILE` form of `--service-account`.
     public init?(parsing text: String) {
-        guard let eq = text.firstIndex(of: "=") else { return nil }
-        let project = String(text[..<eq]), path = String(text[text.index(after: eq)...])
-        guard !project.isEmpty, !path.isEmpty, !project.contains("/") else { return nil }
+        guard let (project, path) = projectAssignment(text) else { return nil }
         self.init(project: project, path: path)
     }
 }
