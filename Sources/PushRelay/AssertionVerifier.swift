@@ -44,6 +44,9 @@ struct AssertionVerifier: Sendable {
 
     /// `requestAuthority` is the Host the token request came to: the relay's own token URL is an accepted `aud`.
     func verify(_ assertion: String, requestAuthority: String?, now: Date) async throws(OAuthError) -> Grant {
+        guard !keys.isEmpty else {
+            throw .invalidGrant("this relay has no service accounts: register the sender's public key with --service-account or [service_accounts]")
+        }
         let header = try Self.header(of: assertion)
         guard header.alg == Self.algorithm else {
             throw .invalidGrant("Invalid JWT: algorithm '\(header.alg ?? "none")' is not allowed, only \(Self.algorithm)")

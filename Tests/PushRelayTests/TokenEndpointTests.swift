@@ -110,6 +110,14 @@ struct TokenEndpointTests {
         }
     }
 
+    @Test func relayWithoutServiceAccountsSaysSo() async throws {
+        try await withRelay { relay in
+            let refusal = try oauthError(try await relay.tokenRequest(assertion: account.assertion()))
+            #expect(refusal.error == "invalid_grant")
+            #expect(refusal.description.contains("no service accounts"))
+        }
+    }
+
     @Test func malformedRequests() async throws {
         try await withRelay(serviceAccountKeys: [account.registration()]) { relay in
             let assertion = try await account.assertion()
