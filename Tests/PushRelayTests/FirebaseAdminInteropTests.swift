@@ -5,7 +5,8 @@ import Testing
 /// the relay: google-auth signs the assertion with a service-account file whose `token_uri` is the relay's
 /// `/token` (and, as always, Google's token URL as `aud`), and firebase-admin sends with the token it got.
 /// The first run on a machine installs the package into `.cache/firebase-admin` (about 30 s).
-@Suite("firebase-admin interop")
+/// Serialized: one Python process at a time.
+@Suite("firebase-admin interop", .serialized)
 struct FirebaseAdminInteropTests {
     private static let script = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()

@@ -6,7 +6,8 @@ import Testing
 @testable import PushRelay
 
 /// `POST /token` (RFC 7523 JWT-bearer grant, as Google's token endpoint) and the access tokens it issues.
-@Suite("OAuth2 token endpoint")
+/// Serialized, and one relay per test, so that the suite does not crowd the machine's two cores when everything runs.
+@Suite("OAuth2 token endpoint", .serialized)
 struct TokenEndpointTests {
     private let account = TestServiceAccount.main
 
@@ -60,29 +61,33 @@ struct TokenEndpointTests {
         }
     }
 
-    private static let now = Date().timeIntervalSince1970.rounded(.down)
-
-    @Test(arguments: [
-        ("expired", TestServiceAccount.Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now - 7200, exp: now - 3600), "invalid_grant"),
-        ("issued in the future", .init(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now + 600, exp: now + 1200), "invalid_grant"),
-        ("lifetime over an hour", .init(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now, exp: now + 3601), "invalid_grant"),
-        ("exp before iat", .init(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now, exp: now - 1), "invalid_grant"),
-        ("no iat", .init(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: nil, exp: now + 60), "invalid_grant"),
-        ("no exp", .init(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now, exp: nil), "invalid_grant"),
-        ("no iss", .init(iss: nil, aud: googleTokenURL, scope: fcmScope, iat: now, exp: now + 3600), "invalid_grant"),
-        ("another server's aud", .init(iss: "a@b", aud: "https://other.example/token", scope: fcmScope, iat: now, exp: now + 3600), "invalid_grant"),
-        ("no aud", .init(iss: "a@b", aud: nil, scope: fcmScope, iat: now, exp: now + 3600), "invalid_grant"),
-        ("no scope", .init(iss: "a@b", aud: googleTokenURL, scope: nil, iat: now, exp: now + 3600), "invalid_scope"),
-        ("scope without FCM", .init(iss: "a@b", aud: googleTokenURL, scope: "https://www.googleapis.com/auth/datastore", iat: now, exp: now + 3600),
-         "invalid_scope"),
-    ] as [(String, TestServiceAccount.Claims, String)])
-    func refusedClaims(_ name: String, claims: TestServiceAccount.Claims, error: String) async throws {
+    @Test func refusedClaims() async throws {
+        let now = Date().timeIntervalSince1970.rounded(.down)
+        typealias Claims = TestServiceAccount.Claims
+        let cases: [(name: String, claims: Claims, error: String)] = [
+            ("expired", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now - 7200, exp: now - 3600), "invalid_grant"),
+            ("issued in the future", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now + 600, exp: now + 1200), "invalid_grant"),
+            ("lifetime over an hour", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now, exp: now + 3601), "invalid_grant"),
+            ("exp before iat", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now, exp: now - 1), "invalid_grant"),
+            ("no iat", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: nil, exp: now + 60), "invalid_grant"),
+            ("no exp", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now, exp: nil), "invalid_grant"),
+            ("no iss", Claims(iss: nil, aud: googleTokenURL, scope: fcmScope, iat: now, exp: now + 3600), "invalid_grant"),
+            ("another server's aud", Claims(iss: "a@b", aud: "https://other.example/token", scope: fcmScope, iat: now, exp: now + 3600),
+             "invalid_grant"),
+            ("no aud", Claims(iss: "a@b", aud: nil, scope: fcmScope, iat: now, exp: now + 3600), "invalid_grant"),
+            ("no scope", Claims(iss: "a@b", aud: googleTokenURL, scope: nil, iat: now, exp: now + 3600), "invalid_scope"),
+            ("scope without FCM", Claims(iss: "a@b", aud: googleTokenURL, scope: "https://www.googleapis.com/auth/datastore", iat: now,
+                                         exp: now + 3600), "invalid_scope"),
+        ]
         try await withRelay(serviceAccountKeys: [account.registration()]) { relay in
-            let response = try await relay.tokenRequest(assertion: account.assertion(claims))
-            #expect(response.status == 400)
-            let refusal = try oauthError(response)
-            #expect(refusal.error == error, "\(name): \(refusal.description)")
-            #expect(!refusal.description.isEmpty)
+            for (name, claims, error) in cases {
+                let response = try await relay.tokenRequest(assertion: account.assertion(claims))
+                #expect(response.status == 400, "\(name)")
+                let refusal = try oauthError(response)
+                #expect(refusal.error == error, "\(name): \(refusal.description)")
+                #expect(!refusal.description.isEmpty)
+            }
+            #expect(try await relay.metric("pushrelay_access_tokens_issued_total") == 0)
         }
     }
 
