@@ -1,10 +1,10 @@
 # pushagent — the two commands of README.md (`make demo`, `make test`), and installing it (`make install`, `make deb`).
 SWIFT ?= swift
-# python3-venv: the real privacyIDEA server the tests install from PyPI; python3-cryptography checks Hyphen's
-# device-key signatures independently; libzbar/libpng/libjpeg: `pushctl enroll
-# --qr`, and qrencode/netpbm/libjpeg-turbo-progs make its test pictures; systemd-container: systemd-nspawn, which
-# boots the systemd that `make test-systemd` installs the .deb into (curl and sqlite3 are what that test inspects
-# the relay and the agent's state with).
+# python3-venv: the real privacyIDEA server and firebase-admin SDK the tests install from PyPI; python3-cryptography
+# checks Hyphen's device-key signatures independently; libzbar/libpng/libjpeg: `pushctl enroll --qr`, and
+# qrencode/netpbm/libjpeg-turbo-progs make its test pictures; systemd-container: systemd-nspawn, which boots the
+# systemd that `make test-systemd` installs the .deb into (curl and sqlite3 are what that test inspects the relay
+# and the agent's state with).
 APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool python3-venv python3-cryptography \
 	libzbar-dev libpng-dev libjpeg62-turbo-dev qrencode netpbm libjpeg-turbo-progs systemd-container curl sqlite3
 BIN := .build/debug

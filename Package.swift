@@ -71,10 +71,13 @@ let package = Package(
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
         ], swiftSettings: swiftSettings),
-        // The relay: device registration, long-poll, FCM-v1-compatible send API.
+        // The relay: device registration, long-poll, FCM-v1-compatible send API, the OAuth2 token endpoint.
         .target(name: "PushRelay", dependencies: [
             "SystemdSupport",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "JWTKit", package: "jwt-kit"),
+            .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
@@ -144,7 +147,10 @@ let package = Package(
         .testTarget(name: "CurlHTTPTests", dependencies: [
             "CurlHTTP", "HTTPTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
         ], swiftSettings: swiftSettings),
-        .testTarget(name: "PushRelayTests", dependencies: ["PushRelay", "CurlHTTP"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushRelayTests", dependencies: [
+            "PushRelay", "CurlHTTP", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "QRImageTests", dependencies: ["QRImage"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentDaemonTests", dependencies: ["PushAgentDaemon", "PushAgentStore", "PushAgentCore"],

@@ -16,26 +16,13 @@ VERSION=3.14
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 CACHE=${PUSHAGENT_PRIVACYIDEA_CACHE:-$ROOT/.cache/privacyidea}
 VENV=$CACHE/venv-$VERSION
-PYTHON=${PYTHON:-python3}
 
 log() { echo "privacyidea-server: $*" >&2; }
 
-install() {
-    mkdir -p "$CACHE"
-    # Two test processes may start at once: one installs, the other waits for it.
-    exec 9>"$CACHE/install.lock"
-    flock 9
-    if [ -f "$VENV/.installed" ]; then return; fi
-    if ! "$PYTHON" -c 'import sys, venv; sys.exit(sys.version_info < (3, 10))' 2>/dev/null; then
-        log "privacyIDEA $VERSION needs Python 3.10 or newer with the venv module ($PYTHON is not); install python3-venv"
-        exit 1
-    fi
-    log "installing privacyidea==$VERSION into $VENV (once; later runs reuse it)"
-    rm -rf "$VENV"
-    "$PYTHON" -m venv "$VENV"
-    "$VENV/bin/pip" install --quiet --disable-pip-version-check --cache-dir "$CACHE/pip" "privacyidea==$VERSION"
-    touch "$VENV/.installed"
-}
+# shellcheck source=python-venv.sh
+. "$ROOT/scripts/python-venv.sh"
+
+install() { ensure_venv "$VENV" "privacyidea==$VERSION"; }
 
 configure() {
     local dir=$1 port=$2

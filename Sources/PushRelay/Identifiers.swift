@@ -7,6 +7,7 @@ enum Identifiers {
     static func messageID() -> String { hex(randomBytes(16)) }
     static func pushToken() -> String { base64URL(randomBytes(32)) }
     static func deviceSecret() -> String { base64URL(randomBytes(32)) }
+    static func accessToken() -> String { base64URL(randomBytes(32)) }
 
     private static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()

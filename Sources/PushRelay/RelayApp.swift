@@ -16,11 +16,15 @@ public func makeRelayApplication(
 
     DeviceRoutes(
         store: store, waiters: waiters, metrics: metrics,
-        registrationKeyDigest: config.registrationKey.map { SHA256.hash($0.utf8) }
+        registrationKeyDigest: config.registrationKey.map { secretDigest($0) }
     ).add(to: router)
     SendRoutes(
         store: store, waiters: waiters, metrics: metrics,
-        senderKeys: config.senderKeys.map { .init(project: $0.project, digest: SHA256.hash($0.key.utf8)) }
+        senderKeys: config.senderKeys.map { .init(project: $0.project, digest: secretDigest($0.key)) }
+    ).add(to: router)
+    TokenRoutes(
+        store: store, metrics: metrics,
+        verifier: AssertionVerifier(serviceAccountKeys: config.serviceAccountKeys, audience: TokenAudience(publicURL: config.publicURL))
     ).add(to: router)
     router.get("/healthz") { _, _ in "ok" }
     router.get("/metrics") { _, _ in

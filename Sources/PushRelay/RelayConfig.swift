@@ -1,4 +1,4 @@
-import TOMLKit
+import Foundation
 
 /// Where the relay listens: `HOST:PORT`, with IPv6 hosts in brackets (`[::1]:8080`). Port 0 picks a free port.
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
@@ -43,11 +43,18 @@ public struct SenderKey: Sendable, Equatable {
 
     /// Parses the `PROJECT=KEY` form of `--sender-key`.
     public init?(parsing text: String) {
-        guard let eq = text.firstIndex(of: "=") else { return nil }
-        let project = String(text[..<eq]), key = String(text[text.index(after: eq)...])
-        guard !project.isEmpty, !key.isEmpty, !project.contains("/") else { return nil }
+        guard let (project, key) = projectAssignment(text) else { return nil }
         self.init(project: project, key: key)
     }
+}
+
+/// The `PROJECT=VALUE` of the per-project flags: both parts non-empty, and no `/` in the project (it is a path
+/// segment of the send URL). The value may contain `=`.
+func projectAssignment(_ text: String) -> (project: String, value: String)? {
+    guard let eq = text.firstIndex(of: "=") else { return nil }
+    let project = String(text[..<eq]), value = String(text[text.index(after: eq)...])
+    guard !project.isEmpty, !value.isEmpty, !project.contains("/") else { return nil }
+    return (project, value)
 }
 
 public struct RelayConfigError: Error, CustomStringConvertible {
@@ -65,18 +72,28 @@ public struct RelayConfig: Sendable {
     public var senderKeys: [SenderKey]
     /// When set, `POST /v1/devices` requires it as a Bearer token.
     public var registrationKey: String?
+    /// Keys whose RS256 assertions `POST /token` exchanges for access tokens.
+    public var serviceAccountKeys: [ServiceAccountKey]
+    /// The relay's URL as senders reach it (behind a TLS proxy, say); `<publicURL>/token` is then an accepted `aud`.
+    public var publicURL: String?
 
-    public init(listen: ListenAddress, stateDirectory: String, senderKeys: [SenderKey] = [], registrationKey: String? = nil) {
+    public init(listen: ListenAddress, stateDirectory: String, senderKeys: [SenderKey] = [], registrationKey: String? = nil,
+                serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil) {
         self.listen = listen
         self.stateDirectory = stateDirectory
         self.senderKeys = senderKeys
         self.registrationKey = registrationKey
+        self.serviceAccountKeys = serviceAccountKeys
+        self.publicURL = publicURL
     }
 
-    /// Flags win over the file. Sender keys are overridden per project: a project named by a flag takes
-    /// only the flags' keys, other projects keep the file's.
+    /// Flags win over the file. Sender keys and service accounts are overridden per project: a project named by
+    /// a flag takes only the flags' entries, other projects keep the file's. Service-account keys are read and
+    /// checked here, so a bad one stops the relay before it listens; a relative path in the file is taken from
+    /// the file's directory.
     public static func resolve(
         listen: ListenAddress?, stateDirectory: String?, senderKeys: [SenderKey], registrationKey: String?,
+        serviceAccounts: [ServiceAccountKeyFile] = [], publicURL: String? = nil,
         file: RelayFileConfig?, fileName: String
     ) throws(RelayConfigError) -> RelayConfig {
         guard let listen = listen ?? file?.listen else {
@@ -85,84 +102,30 @@ public struct RelayConfig: Sendable {
         guard let stateDirectory = stateDirectory ?? file?.stateDirectory else {
             throw RelayConfigError("missing --state-dir DIR (or `state_dir` in \(fileName))")
         }
-        let flagProjects = Set(senderKeys.map(\.project))
-        let keptFromFile = (file?.senderKeys ?? []).filter { !flagProjects.contains($0.project) }
+        var keys: [ServiceAccountKey] = []
+        for account in keptFromFile(file?.serviceAccounts ?? [], overriddenBy: serviceAccounts, project: \.project) {
+            keys.append(try ServiceAccountKey.load(
+                account, origin: "`service_accounts.\(account.project)` in \(fileName)",
+                directory: (fileName as NSString).deletingLastPathComponent))
+        }
+        for account in serviceAccounts {
+            keys.append(try ServiceAccountKey.load(account, origin: "--service-account \(account.project)"))
+        }
         return RelayConfig(
-            listen: listen, stateDirectory: stateDirectory, senderKeys: keptFromFile + senderKeys,
-            registrationKey: registrationKey ?? file?.registrationKey)
-    }
-}
-
-/// The TOML config file: `listen`, `state_dir`, `registration_key`, and `[sender_keys] project = "key"`
-/// (or a list of keys, for rotation). Unknown keys are errors so that typos do not pass silently.
-public struct RelayFileConfig: Sendable, Equatable {
-    public var listen: ListenAddress?
-    public var stateDirectory: String?
-    public var registrationKey: String?
-    public var senderKeys: [SenderKey] = []
-
-    public init(listen: ListenAddress? = nil, stateDirectory: String? = nil, registrationKey: String? = nil, senderKeys: [SenderKey] = []) {
-        self.listen = listen
-        self.stateDirectory = stateDirectory
-        self.registrationKey = registrationKey
-        self.senderKeys = senderKeys
+            listen: listen, stateDirectory: stateDirectory,
+            senderKeys: keptFromFile(file?.senderKeys ?? [], overriddenBy: senderKeys, project: \.project) + senderKeys,
+            registrationKey: registrationKey ?? file?.registrationKey, serviceAccountKeys: keys,
+            publicURL: publicURL ?? file?.publicURL)
     }
 
-    public static func parse(_ text: String, fileName: String) throws(RelayConfigError) -> RelayFileConfig {
-        let table: TOMLTable
-        do {
-            table = try TOMLTable(string: text)
-        } catch let error as TOMLParseError {
-            throw RelayConfigError("\(fileName):\(error.source.begin.line): \(error.description)")
-        } catch {
-            throw RelayConfigError("\(fileName): \(error)")
-        }
-        var config = RelayFileConfig()
-        for key in table.keys {
-            let value = table[key]
-            switch key {
-            case "listen":
-                guard let text = value?.string else { throw RelayConfigError("\(fileName): `listen` must be a string") }
-                guard let address = ListenAddress(parsing: text) else {
-                    throw RelayConfigError("\(fileName): `listen` must be HOST:PORT, got \"\(text)\"")
-                }
-                config.listen = address
-            case "state_dir":
-                guard let text = value?.string, !text.isEmpty else {
-                    throw RelayConfigError("\(fileName): `state_dir` must be a non-empty string")
-                }
-                config.stateDirectory = text
-            case "registration_key":
-                guard let text = value?.string, !text.isEmpty else {
-                    throw RelayConfigError("\(fileName): `registration_key` must be a non-empty string")
-                }
-                config.registrationKey = text
-            case "sender_keys":
-                guard let projects = value?.table else {
-                    throw RelayConfigError("\(fileName): `sender_keys` must be a table of project = \"key\"")
-                }
-                for project in projects.keys.sorted() {
-                    config.senderKeys += try senderKeys(project: project, value: projects[project], fileName: fileName)
-                }
-            default:
-                throw RelayConfigError("\(fileName): unknown key `\(key)`")
-            }
-        }
-        return config
+    /// An http or https URL with a host and without query or fragment: what `--public-url` and `public_url` take.
+    public static func isValidPublicURL(_ text: String) -> Bool {
+        TokenAudience.tokenURL(publicURL: text) != nil
     }
 
-    private static func senderKeys(project: String, value: (any TOMLValueConvertible)?, fileName: String) throws(RelayConfigError) -> [SenderKey] {
-        let keys: [String]
-        if let single = value?.string {
-            keys = [single]
-        } else if let list = value?.array, case let strings = list.compactMap(\.string), strings.count == list.count {
-            keys = strings
-        } else {
-            throw RelayConfigError("\(fileName): `sender_keys.\(project)` must be a string or a list of strings")
-        }
-        guard !project.contains("/"), !keys.isEmpty, !keys.contains("") else {
-            throw RelayConfigError("\(fileName): `sender_keys.\(project)` needs a project without `/` and non-empty keys")
-        }
-        return keys.map { SenderKey(project: project, key: $0) }
+    /// The file's entries for projects that no flag names.
+    private static func keptFromFile<Entry>(_ fromFile: [Entry], overriddenBy fromFlags: [Entry], project: KeyPath<Entry, String>) -> [Entry] {
+        let flagProjects = Set(fromFlags.map { $0[keyPath: project] })
+        return fromFile.filter { !flagProjects.contains($0[keyPath: project]) }
     }
 }

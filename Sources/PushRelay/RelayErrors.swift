@@ -66,6 +66,24 @@ struct FCMError: Error, Equatable {
     }
 }
 
+/// Token-endpoint errors as RFC 6749 §5.2 and Google's token endpoint give them:
+/// `400 {"error": "invalid_grant", "error_description": "..."}`; google-auth shows both fields in its RefreshError.
+struct OAuthError: Error, Equatable {
+    var error: String
+    var description: String
+
+    static func invalidRequest(_ description: String) -> Self { .init(error: "invalid_request", description: description) }
+    static func invalidGrant(_ description: String) -> Self { .init(error: "invalid_grant", description: description) }
+    static func invalidScope(_ description: String) -> Self { .init(error: "invalid_scope", description: description) }
+    static func unsupportedGrantType(_ description: String) -> Self {
+        .init(error: "unsupported_grant_type", description: description)
+    }
+
+    func response() throws -> Response {
+        try jsonResponse(.badRequest, ["error": error, "error_description": description])
+    }
+}
+
 func jsonResponse(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
     let encoder = JSONEncoder()
     encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]

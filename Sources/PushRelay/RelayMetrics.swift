@@ -4,7 +4,7 @@ import Synchronization
 /// which Prometheus handles as a counter reset.
 final class RelayMetrics: Sendable {
     enum Counter: CaseIterable {
-        case sent, delivered, expired, collapsed
+        case sent, delivered, expired, collapsed, accessTokensIssued
 
         var name: String {
             switch self {
@@ -12,6 +12,7 @@ final class RelayMetrics: Sendable {
             case .delivered: "pushrelay_messages_delivered_total"
             case .expired: "pushrelay_messages_expired_total"
             case .collapsed: "pushrelay_messages_collapsed_total"
+            case .accessTokensIssued: "pushrelay_access_tokens_issued_total"
             }
         }
 
@@ -21,6 +22,7 @@ final class RelayMetrics: Sendable {
             case .delivered: "Messages acknowledged by devices."
             case .expired: "Messages dropped undelivered because their TTL passed."
             case .collapsed: "Undelivered messages replaced by a newer one with the same collapse key."
+            case .accessTokensIssued: "Access tokens issued to service accounts by POST /token."
             }
         }
     }

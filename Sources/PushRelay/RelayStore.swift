@@ -71,7 +71,7 @@ struct PollResult: Sendable {
 /// The relay's SQLite state (WAL). Messages stay until the device acknowledges them or they expire, so
 /// delivery survives a restart.
 final class RelayStore: Sendable {
-    private let pool: DatabasePool
+    let pool: DatabasePool
 
     init(directory: String) throws {
         do {
@@ -90,6 +90,7 @@ final class RelayStore: Sendable {
         guard chmod(path, 0o600) == 0 else { throw RelayStoreError(path: path, errno: errno) }
         pool = try DatabasePool(path: path)
         try Self.migrator.migrate(pool)
+        try pool.write { db in try Self.deleteExpiredAccessTokens(db, now: nowMilliseconds()) }
     }
 
     private static var migrator: DatabaseMigrator {
@@ -119,6 +120,7 @@ final class RelayStore: Sendable {
             try db.create(index: "message_by_device", on: "message", columns: ["device_id", "seq"])
             try db.create(index: "message_by_expiry", on: "message", columns: ["expires_at"])
         }
+        migrator.registerMigration("access-tokens", migrate: createAccessTokenTable)
         return migrator
     }
 
@@ -128,7 +130,7 @@ final class RelayStore: Sendable {
         try await pool.write { db in
             try db.execute(
                 sql: "INSERT INTO device (id, token, secret_hash, name, platform, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                arguments: [registration.deviceID, registration.token, Data(SHA256.hash(registration.secret.utf8)),
+                arguments: [registration.deviceID, registration.token, Data(secretDigest(registration.secret)),
                             name, platform, nowMilliseconds()])
         }
         return registration

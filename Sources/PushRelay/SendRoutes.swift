@@ -2,7 +2,8 @@ import Foundation
 import Hummingbird
 import Logging
 
-/// The sender side: FCM HTTP v1's `messages:send`, authorized by static per-project keys.
+/// The sender side: FCM HTTP v1's `messages:send`, authorized by static per-project keys or by access tokens
+/// from `POST /token` (`TokenRoutes`).
 struct SendRoutes: Sendable {
     /// Bodies beyond FCM's 4 KiB payload are refused anyway; this bounds what is read before that check.
     private static let maxBody = 64 * 1024
@@ -35,7 +36,7 @@ struct SendRoutes: Sendable {
 
     private func send(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let project = context.parameters.get("project") ?? ""
-        try authorize(request, project: project)
+        try await authorize(request, project: project)
         guard let body = await collectBody(request, limit: Self.maxBody) else {
             throw FCMError.invalidArgument("Request payload size exceeds the limit: \(Self.maxBody) bytes.")
         }
@@ -68,12 +69,14 @@ struct SendRoutes: Sendable {
         return try jsonResponse(.ok, SendResponse(name: "projects/\(project)/messages/\(result.message.id)"))
     }
 
-    /// Every configured key is compared, matching or not, so timing does not tell which key came close.
-    private func authorize(_ request: Request, project: String) throws(FCMError) {
+    /// A static sender key is checked first; every configured key is compared, matching or not, so timing does not
+    /// tell which key came close. Anything else must be an unexpired access token from `POST /token`.
+    private func authorize(_ request: Request, project: String) async throws {
         guard let credential = bearerCredential(request) else {
-            throw .unauthenticated("Request is missing required authentication credential. Expected a Bearer sender key.")
+            throw FCMError.unauthenticated(
+                "Request is missing required authentication credential. Expected a Bearer sender key or OAuth 2 access token.")
         }
-        let presented = SHA256.hash(credential.utf8)
+        let presented = secretDigest(credential)
         var matchesThisProject = false, matchesAnyProject = false
         for key in senderKeys {
             let matches = constantTimeEquals(presented, key.digest)
@@ -81,8 +84,13 @@ struct SendRoutes: Sendable {
             matchesThisProject = matchesThisProject || (matches && key.project == project)
         }
         if matchesThisProject { return }
-        throw matchesAnyProject
-            ? .permissionDenied(project: project)
-            : .unauthenticated("Request had invalid authentication credentials.")
+        if matchesAnyProject { throw FCMError.permissionDenied(project: project) }
+
+        let tokenProjects = try await store.accessTokenProjects(digest: presented, now: nowMilliseconds())
+        if tokenProjects.contains(project) { return }
+        throw tokenProjects.isEmpty
+            ? FCMError.unauthenticated(
+                "Request had invalid authentication credentials: neither a sender key of this relay nor an unexpired access token from its /token endpoint.")
+            : FCMError.permissionDenied(project: project)
     }
 }

@@ -20,6 +20,16 @@ struct PushRelayCommand: ParsableCommand {
     @Option(name: .customLong("registration-key"), help: ArgumentHelp("Require this Bearer key to register devices.", valueName: "key"))
     var registrationKey: String?
 
+    @Option(name: .customLong("service-account"), help: ArgumentHelp(
+        "A service account's RSA public key (PEM) for a project: its RS256 assertions get access tokens from POST /token; repeatable.",
+        valueName: "project=pem-file"))
+    var serviceAccounts: [String] = []
+
+    @Option(name: .customLong("public-url"), help: ArgumentHelp(
+        "The relay's URL as senders reach it (behind a TLS proxy); <url>/token is then the only own token URL assertions may name.",
+        valueName: "url"))
+    var publicURL: String?
+
     @Option(name: .customLong("config"), help: ArgumentHelp("Config file (default \(RelayConfig.defaultConfigPath) if it exists).", valueName: "file"))
     var configFile: String?
 
@@ -32,6 +42,12 @@ struct PushRelayCommand: ParsableCommand {
             throw ValidationError("--sender-key: expected PROJECT=KEY with both parts non-empty, got '\(key)'")
         }
         if registrationKey == "" { throw ValidationError("--registration-key: must not be empty") }
+        for account in serviceAccounts where ServiceAccountKeyFile(parsing: account) == nil {
+            throw ValidationError("--service-account: expected PROJECT=PUBLIC_KEY_PEM_FILE with both parts non-empty, got '\(account)'")
+        }
+        if let publicURL, !RelayConfig.isValidPublicURL(publicURL) {
+            throw ValidationError("--public-url: expected an http or https URL without query, got '\(publicURL)'")
+        }
     }
 
     func resolvedConfig() throws(RelayConfigError) -> RelayConfig {
@@ -47,6 +63,7 @@ struct PushRelayCommand: ParsableCommand {
         return try RelayConfig.resolve(
             listen: listen.flatMap(ListenAddress.init(parsing:)), stateDirectory: stateDir,
             senderKeys: senderKeys.compactMap(SenderKey.init(parsing:)), registrationKey: registrationKey,
+            serviceAccounts: serviceAccounts.compactMap(ServiceAccountKeyFile.init(parsing:)), publicURL: publicURL,
             file: file, fileName: fileName)
     }
 }

@@ -77,6 +77,10 @@ struct RelayProcessTests {
         (["--listen", "nowhere", "--state-dir", "/tmp"], "--listen"),
         (["--listen", "127.0.0.1:0", "--state-dir", "/tmp", "--sender-key", "no-equals"], "--sender-key"),
         (["--listen", "127.0.0.1:0", "--config", "/nonexistent/pushrelay.toml"], "--config"),
+        (["--listen", "127.0.0.1:0", "--state-dir", "/tmp", "--service-account", "no-equals"], "--service-account"),
+        (["--listen", "127.0.0.1:0", "--state-dir", "/tmp", "--config", "/dev/null", "--service-account", "proj=/nonexistent/key.pem"],
+         "--service-account proj: cannot read /nonexistent/key.pem"),
+        (["--listen", "127.0.0.1:0", "--state-dir", "/tmp", "--public-url", "ftp://relay.example"], "--public-url"),
     ])
     func badFlagsExitWithStatus2(arguments: [String], named: String) async throws {
         let (_, _, stderr, exit) = try launch(arguments)

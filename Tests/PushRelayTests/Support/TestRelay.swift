@@ -21,11 +21,12 @@ final class TestRelay: Sendable {
         self.running = running
     }
 
-    static func start(stateDirectory: String, registrationKey: String? = nil) async throws -> TestRelay {
+    static func start(stateDirectory: String, registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [],
+                      publicURL: String? = nil) async throws -> TestRelay {
         let config = RelayConfig(
             listen: ListenAddress(host: "127.0.0.1", port: 0), stateDirectory: stateDirectory,
             senderKeys: [SenderKey(project: testProject, key: testSenderKey), SenderKey(project: otherProject, key: otherSenderKey)],
-            registrationKey: registrationKey)
+            registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL)
         let (addresses, continuation) = AsyncStream<ListenAddress>.makeStream()
         let server = try RelayServer(config: config) { continuation.yield($0) }
         let running = Task {
@@ -61,8 +62,9 @@ final class TestRelay: Sendable {
         return nil
     }
 
-    func http(_ method: String, _ path: String, bearer: String? = nil, json: Any? = nil, rawBody: Data? = nil) async throws -> HTTPResponse {
-        var headers: [(name: String, value: String)] = []
+    func http(_ method: String, _ path: String, bearer: String? = nil, json: Any? = nil, rawBody: Data? = nil,
+              headers: [(name: String, value: String)] = []) async throws -> HTTPResponse {
+        var headers = headers
         if let bearer { headers.append((name: "Authorization", value: "Bearer \(bearer)")) }
         var body = rawBody
         if let json {
@@ -94,10 +96,12 @@ final class TestRelay: Sendable {
 }
 
 /// Starts a relay on a fresh state directory, runs `body`, and always stops the relay and removes the directory.
-func withRelay<T>(registrationKey: String? = nil, _ body: (TestRelay) async throws -> T) async throws -> T {
+func withRelay<T>(registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil,
+                  _ body: (TestRelay) async throws -> T) async throws -> T {
     let directory = try makeStateDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let relay = try await TestRelay.start(stateDirectory: directory, registrationKey: registrationKey)
+    let relay = try await TestRelay.start(
+        stateDirectory: directory, registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL)
     do {
         let result = try await body(relay)
         try await relay.stop()

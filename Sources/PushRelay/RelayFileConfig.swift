@@ -1,0 +1,96 @@
+import TOMLKit
+
+/// The TOML config file: `listen`, `state_dir`, `registration_key`, `public_url`, `[sender_keys] project = "key"`
+/// and `[service_accounts] project = "key.pub.pem"` (each also a list, for rotation). Unknown keys are errors so
+/// that typos do not pass silently.
+public struct RelayFileConfig: Sendable, Equatable {
+    public var listen: ListenAddress?
+    public var stateDirectory: String?
+    public var registrationKey: String?
+    public var senderKeys: [SenderKey] = []
+    public var serviceAccounts: [ServiceAccountKeyFile] = []
+    public var publicURL: String?
+
+    public init(listen: ListenAddress? = nil, stateDirectory: String? = nil, registrationKey: String? = nil,
+                senderKeys: [SenderKey] = [], serviceAccounts: [ServiceAccountKeyFile] = [], publicURL: String? = nil) {
+        self.listen = listen
+        self.stateDirectory = stateDirectory
+        self.registrationKey = registrationKey
+        self.senderKeys = senderKeys
+        self.serviceAccounts = serviceAccounts
+        self.publicURL = publicURL
+    }
+
+    public static func parse(_ text: String, fileName: String) throws(RelayConfigError) -> RelayFileConfig {
+        let table: TOMLTable
+        do {
+            table = try TOMLTable(string: text)
+        } catch let error as TOMLParseError {
+            throw RelayConfigError("\(fileName):\(error.source.begin.line): \(error.description)")
+        } catch {
+            throw RelayConfigError("\(fileName): \(error)")
+        }
+        var config = RelayFileConfig()
+        for key in table.keys {
+            let value = table[key]
+            switch key {
+            case "listen":
+                guard let text = value?.string else { throw RelayConfigError("\(fileName): `listen` must be a string") }
+                guard let address = ListenAddress(parsing: text) else {
+                    throw RelayConfigError("\(fileName): `listen` must be HOST:PORT, got \"\(text)\"")
+                }
+                config.listen = address
+            case "state_dir":
+                config.stateDirectory = try nonEmptyString(value, key: key, fileName: fileName)
+            case "registration_key":
+                config.registrationKey = try nonEmptyString(value, key: key, fileName: fileName)
+            case "public_url":
+                let text = try nonEmptyString(value, key: key, fileName: fileName)
+                guard RelayConfig.isValidPublicURL(text) else {
+                    throw RelayConfigError("\(fileName): `public_url` must be an http or https URL without query, got \"\(text)\"")
+                }
+                config.publicURL = text
+            case "sender_keys":
+                config.senderKeys = try projectTable(value, key: key, fileName: fileName).map { SenderKey(project: $0, key: $1) }
+            case "service_accounts":
+                config.serviceAccounts = try projectTable(value, key: key, fileName: fileName)
+                    .map { ServiceAccountKeyFile(project: $0, path: $1) }
+            default:
+                throw RelayConfigError("\(fileName): unknown key `\(key)`")
+            }
+        }
+        return config
+    }
+
+    private static func nonEmptyString(_ value: (any TOMLValueConvertible)?, key: String, fileName: String) throws(RelayConfigError) -> String {
+        guard let text = value?.string, !text.isEmpty else {
+            throw RelayConfigError("\(fileName): `\(key)` must be a non-empty string")
+        }
+        return text
+    }
+
+    /// `[key] project = "value"` or `project = ["value1", "value2"]`, as (project, value) pairs in project order.
+    private static func projectTable(_ value: (any TOMLValueConvertible)?, key: String, fileName: String)
+        throws(RelayConfigError) -> [(project: String, value: String)] {
+        guard let projects = value?.table else {
+            throw RelayConfigError("\(fileName): `\(key)` must be a table of project = \"value\"")
+        }
+        var pairs: [(project: String, value: String)] = []
+        for project in projects.keys.sorted() {
+            let entry = projects[project]
+            let values: [String]
+            if let single = entry?.string {
+                values = [single]
+            } else if let list = entry?.array, case let strings = list.compactMap(\.string), strings.count == list.count {
+                values = strings
+            } else {
+                throw RelayConfigError("\(fileName): `\(key).\(project)` must be a string or a list of strings")
+            }
+            guard !project.contains("/"), !values.isEmpty, !values.contains("") else {
+                throw RelayConfigError("\(fileName): `\(key).\(project)` needs a project without `/` and non-empty values")
+            }
+            pairs += values.map { (project, $0) }
+        }
+        return pairs
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+
+/// The `aud` values a JWT-bearer assertion may name. Google's client libraries always name Google's token URL,
+/// whatever the service-account file's `token_uri` says, so those are accepted; other clients name the URL they
+/// post to, which is this relay's own: `<public_url>/token` when one is configured (behind a TLS proxy, say), else
+/// the URL as the request reached it (`http://` + its Host + `/token`).
+struct TokenAudience: Sendable {
+    static let google: Set<String> = [
+        "https://oauth2.googleapis.com/token",
+        // Older token URLs still found in service-account files and clients.
+        "https://accounts.google.com/o/oauth2/token",
+        "https://www.googleapis.com/oauth2/v4/token",
+    ]
+
+    let configuredTokenURL: String?
+
+    init(publicURL: String?) {
+        configuredTokenURL = publicURL.flatMap(Self.tokenURL(publicURL:))
+    }
+
+    /// `<publicURL>/token`, or nil when `publicURL` is not an http(s) URL with a host and without query or fragment.
+    static func tokenURL(publicURL: String) -> String? {
+        guard let url = URLComponents(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased()),
+              url.host?.isEmpty == false, url.query == nil, url.fragment == nil, url.user == nil
+        else { return nil }
+        return (publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL) + "/token"
+    }
+
+    /// The accepted values, for an error message.
+    func expected(requestAuthority: String?) -> [String] {
+        ownTokenURLs(requestAuthority: requestAuthority) + Self.google.sorted()
+    }
+
+    func accepts(_ audience: String, requestAuthority: String?) -> Bool {
+        if Self.google.contains(audience) { return true }
+        guard let presented = Endpoint(audience) else { return false }
+        return ownTokenURLs(requestAuthority: requestAuthority).contains { Endpoint($0) == presented }
+    }
+
+    /// A configured public URL pins the relay's own audience; without one the Host header, which the client
+    /// chooses, stands in for it.
+    private func ownTokenURLs(requestAuthority: String?) -> [String] {
+        [configuredTokenURL ?? requestAuthority.map { "http://\($0)/token" }].compactMap { $0 }
+    }
+
+    /// A URL reduced to what makes two spellings the same endpoint: case-insensitive scheme and host, the default
+    /// port made explicit (`http://relay/token` is `http://relay:80/token`).
+    private struct Endpoint: Equatable {
+        var scheme: String
+        var host: String
+        var port: Int
+        var path: String
+
+        init?(_ text: String) {
+            guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
+                  let host = url.host?.lowercased(), !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil,
+                  let port = url.port ?? ["http": 80, "https": 443][scheme]
+            else { return nil }
+            (self.scheme, self.host, self.port, path) = (scheme, host, port, url.path)
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+/// The real firebase-admin Python SDK (7.7.0, from PyPI, through `scripts/firebase-admin-send.sh`) sending through
+/// the relay: google-auth signs the assertion with a service-account file whose `token_uri` is the relay's
+/// `/token` (and, as always, Google's token URL as `aud`), and firebase-admin sends with the token it got.
+/// The first run on a machine installs the package into `.cache/firebase-admin` (about 30 s).
+/// Serialized: one Python process at a time.
+@Suite("firebase-admin interop", .serialized)
+struct FirebaseAdminInteropTests {
+    private static let script = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("scripts/firebase-admin-send.sh").path
+
+    @Test func firebaseAdminSendsWithAServiceAccountFile() async throws {
+        try await withRelay(serviceAccountKeys: [TestServiceAccount.main.registration()]) { relay in
+            let device = try await relay.register()
+            let file = try serviceAccountFile(TestServiceAccount.main, relay: relay)
+            defer { try? FileManager.default.removeItem(atPath: file) }
+
+            let sent = try await firebaseAdminSend(file, relay: relay, deviceToken: device.token)
+            let name = try #require(sent["name"] as? String, "\(sent)")
+            #expect(name.hasPrefix("projects/\(testProject)/messages/"))
+            let lifetime = try #require(sent["token_lifetime"] as? Int)
+            #expect((3000...3600).contains(lifetime), "google-auth read expires_in as \(lifetime) s")
+            let delivered = try await relay.poll(device).messages
+            #expect(delivered.map(\.data) == [["sender": "firebase-admin"]])
+            #expect(delivered.first.map { name.hasSuffix($0.id) } == true)
+
+            // FCM's error shape is what firebase-admin maps to its exception classes.
+            let unknown = try await firebaseAdminSend(file, relay: relay, deviceToken: "no-such-device-token")
+            #expect(unknown["error"] as? String == "UnregisteredError", "\(unknown)")
+            #expect(try await relay.metric("pushrelay_access_tokens_issued_total") == 2)
+        }
+    }
+
+    @Test func unregisteredKeyIsRefusedAsGoogleWould() async throws {
+        try await withRelay(serviceAccountKeys: [TestServiceAccount.main.registration()]) { relay in
+            let device = try await relay.register()
+            let file = try serviceAccountFile(TestServiceAccount.second, relay: relay)
+            defer { try? FileManager.default.removeItem(atPath: file) }
+
+            let refused = try await firebaseAdminSend(file, relay: relay, deviceToken: device.token)
+            #expect(refused["error"] as? String == "RefreshError", "\(refused)")
+            #expect((refused["message"] as? String)?.contains("invalid_grant: Invalid JWT Signature") == true, "\(refused)")
+            #expect(try await relay.poll(device).messages.isEmpty)
+        }
+    }
+
+    /// A service-account key file as the Google Cloud console downloads it, with `token_uri` pointing at the relay.
+    private func serviceAccountFile(_ account: TestServiceAccount, relay: TestRelay) throws -> String {
+        let json: [String: String] = [
+            "type": "service_account", "project_id": testProject, "private_key_id": "0123456789abcdef0123456789abcdef01234567",
+            "private_key": account.privateKey.pkcs8PEMRepresentation, "client_email": account.email,
+            "client_id": "100000000000000000001", "token_uri": relay.baseURL + "/token",
+        ]
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("service-account-\(UUID().uuidString).json").path
+        try JSONSerialization.data(withJSONObject: json).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    /// Runs the script and returns its one JSON line; its stderr (pip, Python warnings) is shown when that fails.
+    private func firebaseAdminSend(_ serviceAccountFile: String, relay: TestRelay, deviceToken: String) async throws -> [String: Any] {
+        let stderrPath = serviceAccountFile + ".stderr"
+        guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw TestFailure("cannot create \(stderrPath)") }
+        defer { try? FileManager.default.removeItem(atPath: stderrPath) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = [Self.script, serviceAccountFile, relay.baseURL, deviceToken]
+        let stdout = Pipe()
+        process.standardOutput = stdout
+        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
+        let (exits, exited) = AsyncStream<Void>.makeStream()
+        process.terminationHandler = { _ in exited.yield(); exited.finish() }
+        try process.run()
+        // Generous: the first run installs firebase-admin from PyPI.
+        guard try await withTimeout(.seconds(600), { await exits.first { _ in true } }) != nil else {
+            process.terminate()
+            throw TestFailure("firebase-admin-send.sh did not finish within 600 s")
+        }
+        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
+        guard let line = output.split(separator: "\n").last,
+              let result = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+        else { throw TestFailure("firebase-admin-send.sh exited \(process.terminationStatus) without a result:\n\(output)\n\(stderr)") }
+        return result
+    }
+}
