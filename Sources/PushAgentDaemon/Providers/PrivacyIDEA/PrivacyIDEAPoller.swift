@@ -19,6 +19,7 @@ final class PrivacyIDEAPoller: Service, Sendable {
     private let logger: Logger
     /// Per account: when to poll (or retry a token update) next, and the backoff of its failures.
     private let schedule = Mutex<[String: (next: Date, backoff: Backoff)]>([:])
+    private let startedAt = Date()
 
     init(store: AgentStore, http: ProviderHTTP, ingest: PushIngest, intervalSeconds: Double,
          backoff: (initial: Double, maximum: Double), logger: Logger) {
@@ -34,7 +35,7 @@ final class PrivacyIDEAPoller: Service, Sendable {
         await cancelWhenGracefulShutdown {
             while !Task.isCancelled {
                 do {
-                    for account in try await self.store.accounts(provider: .privacyidea) where self.isDue(account.account.id) {
+                    for account in try await self.store.accounts(provider: .privacyidea) where self.isDue(account.account) {
                         await self.tend(account)
                     }
                 } catch {
@@ -108,8 +109,11 @@ final class PrivacyIDEAPoller: Service, Sendable {
         try await store.finishTokenUpdate(accountId: account.account.id, credentials: JSONEncoder().encode(credentials))
     }
 
-    private func isDue(_ id: String) -> Bool {
-        schedule.withLock { ($0[id]?.next ?? .distantPast) <= Date() }
+    /// Tokens known at start are polled at once (challenges may have come while the agent was down); a token
+    /// enrolled while it runs has nothing open yet and waits one interval (or a `pushctl refresh`).
+    private func isDue(_ account: Account) -> Bool {
+        let first = account.createdAt > startedAt ? account.createdAt.addingTimeInterval(interval) : .distantPast
+        return schedule.withLock { ($0[account.id]?.next ?? first) <= Date() }
     }
 
     /// Schedules the account's next turn: one interval away, or further while its server keeps failing.
