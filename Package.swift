@@ -153,8 +153,9 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "QRImageTests", dependencies: ["QRImage"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
-        .testTarget(name: "PushAgentDaemonTests", dependencies: ["PushAgentDaemon", "PushAgentStore", "PushAgentCore"],
-                    swiftSettings: swiftSettings),
+        .testTarget(name: "PushAgentDaemonTests", dependencies: [
+            "PushAgentDaemon", "PushAgentStore", "PushAgentCore", .product(name: "GRDB", package: "GRDB.swift"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentKitTests", dependencies: [
             "PushAgentKit", "PushAgentKitOpenAPI", "CurlHTTP", "HTTPTestSupport",
             .product(name: "Hummingbird", package: "hummingbird"),

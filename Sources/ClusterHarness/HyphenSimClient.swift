@@ -25,6 +25,9 @@ public struct HyphenSimClient: Sendable {
 
     public func transactions() async throws -> [SimAdminAPI.FlowTransactionRecord] { try await admin.hyphenTransactions() }
 
+    // Not inlined: Swift 6.3.1's optimizer crashes (signal 11 while splitting the coroutine) when this call, with
+    // the admin client's typed throws, is inlined into `answer(to:)`'s loop in a release build.
+    @inline(never)
     public func answers(after: Int = 0, wait: Int = 0) async throws -> [SimAdminAPI.HyphenAnswer] {
         try await admin.hyphenAnswers(after: after, wait: wait)
     }

@@ -16,6 +16,9 @@ public final class AgentStore: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         pool = try DatabasePool(path: directory + "/agent.sqlite", configuration: configuration)
+        // GRDB's WAL default (NORMAL) survives a crashed process but not a power cut; a message the agent has
+        // acknowledged to the relay must survive both, so every commit waits for the disk.
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         try Schema.migrator.migrate(pool)
         for suffix in ["", "-wal", "-shm"] { chmod(directory + "/agent.sqlite" + suffix, 0o600) }
     }

@@ -89,6 +89,9 @@ final class RelayStore: Sendable {
         close(fd)
         guard chmod(path, 0o600) == 0 else { throw RelayStoreError(path: path, errno: errno) }
         pool = try DatabasePool(path: path)
+        // GRDB's WAL default (NORMAL) survives a crashed process but not a power cut; a message the send API has
+        // accepted must survive both, so every commit waits for the disk.
+        try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         try Self.migrator.migrate(pool)
         try pool.write { db in try Self.deleteExpiredAccessTokens(db, now: nowMilliseconds()) }
     }

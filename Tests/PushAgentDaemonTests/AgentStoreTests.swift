@@ -1,6 +1,7 @@
 import Foundation
+import GRDB
 import PushAgentCore
-import PushAgentStore
+@testable import PushAgentStore
 import Testing
 
 /// The store's transactional guarantees, on a real SQLite file.
@@ -9,6 +10,14 @@ struct AgentStoreTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID())").path
         let store = try AgentStore(directory: directory)
         return (store, directory)
+    }
+
+    @Test func everyCommitWaitsForTheDisk() async throws {
+        let (store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // 2 = FULL: an acknowledged message survives a power cut, not only a crashed process.
+        let synchronous = try await store.pool.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") }
+        #expect(synchronous == 2)
     }
 
     func draft(key: String, expiresIn seconds: TimeInterval = 120) -> ApprovalDraft {
