@@ -62,6 +62,19 @@ public final class Cluster: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` with a new cluster and stops it afterwards; when `body` fails, pushagentd's output is printed.
+    public static func run(startRelay: Bool = true, _ body: (Cluster) async throws -> Void) async throws {
+        let cluster = try await Cluster(startRelay: startRelay)
+        do {
+            try await body(cluster)
+        } catch {
+            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
+            await cluster.stopAll()
+            throw error
+        }
+        await cluster.stopAll()
+    }
+
     public func stopAll() async {
         await daemon?.stop()
         await sim?.stop()

@@ -47,6 +47,25 @@ public struct SimClient: Sendable {
         return try JSONDecoder().decode(Reply.self, from: try check(response)).answers
     }
 
+    /// While `down`, the sim's AM endpoints answer 503.
+    public func setOutage(down: Bool) async throws {
+        struct Reply: Decodable { var down: Bool }
+        let _: Reply = try await post("/sim/forgerock/outage", ["down": down])
+    }
+
+    /// The push token AM (the sim) now sends each account's pushes to.
+    public func deviceTokens() async throws -> [String: String] {
+        struct Registration: Decodable {
+            var account: String
+            var deviceToken: String
+            enum CodingKeys: String, CodingKey { case account, deviceToken = "device_token" }
+        }
+        struct Reply: Decodable { var registrations: [Registration] }
+        let response = try await CurlHTTPClient.shared.send(HTTPRequest(url: "\(baseURL)/sim/forgerock/registrations"))
+        let reply = try JSONDecoder().decode(Reply.self, from: try check(response))
+        return Dictionary(reply.registrations.map { ($0.account, $0.deviceToken) }) { $1 }
+    }
+
     /// Waits for the answer to `messageId`.
     public func answer(to messageId: String, timeout: Int = 15) async throws -> Answer {
         let deadline = ContinuousClock.now + .seconds(timeout)

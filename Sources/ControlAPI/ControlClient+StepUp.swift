@@ -12,6 +12,11 @@ extension ControlClient {
         return try await get("/v1/stepups/\(escape(id))\(query)", timeout: .seconds(wait + 15))
     }
 
+    /// Takes back a step-up still waiting for the user (the caller no longer needs it); only the uid that asked may.
+    public func withdrawStepUp(_ id: String) async throws -> StepUp {
+        try await call("DELETE", "/v1/stepups/\(escape(id))")
+    }
+
     /// The device's public keys that verify step-up receipts.
     public func signingKeys() async throws -> JWKSet { try await get("/v1/jwks") }
 }

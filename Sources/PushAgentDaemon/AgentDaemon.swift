@@ -34,9 +34,11 @@ public enum AgentDaemon {
         let approvals = ApprovalService(store: store, modules: modules, events: events, inFlight: inFlight,
                                         config: liveConfig, logger: logger)
         let ingest = PushIngest(store: store, modules: modules, events: events, logger: logger)
+        let tokenUpdater = PushTokenUpdater(store: store, modules: modules, events: events, deviceName: config.deviceName,
+                                            config: liveConfig, logger: logger)
         let poller = RelayPoller(client: RelayDeviceClient(baseURL: config.relayURL ?? "", http: http), config: liveConfig,
                                  store: store, ingest: ingest, relayState: relayState, events: events,
-                                 heartbeat: heartbeat, logger: logger)
+                                 heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
         let routes = ControlRoutes(
             store: store, approvals: approvals,
             enrollment: EnrollmentService(store: store, modules: modules, events: events, deviceName: config.deviceName, logger: logger),
@@ -62,7 +64,7 @@ public enum AgentDaemon {
         try await approvals.resumeUnfinished()
         try await hyphenSignIn.resumeUnfinished()
         let group = ServiceGroup(configuration: .init(
-            services: [server, poller, privacyIDEAPoller, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog,
+            services: [server, poller, tokenUpdater, privacyIDEAPoller, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog,
                        reloader, ShutdownHooks(events: events, inFlight: inFlight, logger: logger)],
             gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

@@ -29,6 +29,26 @@ extension AgentStore {
     }
 }
 
+extension AgentStore {
+    /// A local approval nobody waits for any more ends as failed with `reason`; one already answered or expired is
+    /// a conflict (its outcome stands).
+    public func withdrawLocalApproval(_ id: String, reason: String, now: Date = Date()) async throws -> Approval {
+        try await pool.write { db in
+            guard var record = try ApprovalRecord.fetchOne(db, key: id), record.provider == Provider.local.rawValue else {
+                throw StoreError.notFound("no local approval \(id)")
+            }
+            guard record.state == ApprovalState.pending.rawValue else {
+                throw StoreError.conflict("step-up \(id) is already \(record.state); it can no longer be withdrawn")
+            }
+            record.state = ApprovalState.failed.rawValue
+            record.error = reason
+            record.resolvedAt = now
+            try record.update(db)
+            return try record.approval()
+        }
+    }
+}
+
 struct SigningKeyRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "signing_key"
     var singleton = 1

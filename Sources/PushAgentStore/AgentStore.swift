@@ -41,7 +41,7 @@ public final class AgentStore: Sendable {
             try DeviceRecord(relayUrl: identity.relayURL, deviceId: identity.deviceId, token: identity.token,
                              secret: identity.secret, registeredAt: identity.registeredAt, cursor: 0).save(db)
             if markAccountsForTokenUpdate {
-                try db.execute(sql: "UPDATE account SET needs_token_update = 1")
+                try db.execute(sql: "UPDATE account SET needs_token_update = 1, token_update_problem = NULL")
             }
         }
     }
@@ -126,7 +126,8 @@ public final class AgentStore: Sendable {
             try AccountRecord(id: account.id, provider: account.provider.rawValue, issuer: account.issuer,
                               name: account.name, createdAt: account.createdAt, lookupKey: lookupKey,
                               credentials: credentials, totp: try totp.map { try JSONEncoder().encode($0) },
-                              needsTokenUpdate: account.needsTokenUpdate).insert(db)
+                              needsTokenUpdate: account.needsTokenUpdate,
+                              tokenUpdateProblem: account.tokenUpdateProblem).insert(db)
         }
     }
 
@@ -146,12 +147,32 @@ public final class AgentStore: Sendable {
         }
     }
 
-    /// The provider now knows the device's current push token: store what changed in the credentials and clear
-    /// `needs_token_update`.
-    public func finishTokenUpdate(accountId: String, credentials: Data) async throws {
+    /// The accounts whose provider has not heard of the device's current push token.
+    public func accountsNeedingTokenUpdate() async throws -> [StoredAccount] {
+        try await pool.read { db in
+            try AccountRecord.filter(Column("needs_token_update") == true).order(Column("created_at")).fetchAll(db)
+                .map(Self.stored)
+        }
+    }
+
+    /// The provider now knows `sentToken`: store what changed in the credentials and clear `needs_token_update`,
+    /// unless the device registered again meanwhile (then false: the provider must be told the newer token).
+    @discardableResult
+    public func finishTokenUpdate(accountId: String, credentials: Data, sentToken: String) async throws -> Bool {
         try await pool.write { db in
-            try db.execute(sql: "UPDATE account SET credentials = ?, needs_token_update = 0 WHERE id = ?",
-                           arguments: [credentials, accountId])
+            try db.execute(sql: """
+                UPDATE account SET credentials = ?, needs_token_update = 0, token_update_problem = NULL
+                WHERE id = ? AND (SELECT token FROM device) = ?
+                """, arguments: [credentials, accountId, sentToken])
+            return db.changesCount > 0
+        }
+    }
+
+    /// Why the account's provider has not been told the new push token (shown in `pushctl accounts`).
+    public func recordTokenUpdateProblem(accountId: String, _ problem: String) async throws {
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE account SET token_update_problem = ? WHERE id = ? AND needs_token_update = 1",
+                           arguments: [problem, accountId])
         }
     }
 

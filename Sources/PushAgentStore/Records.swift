@@ -29,16 +29,18 @@ struct AccountRecord: Codable, FetchableRecord, PersistableRecord {
     var credentials: Data
     var totp: Data?
     var needsTokenUpdate: Bool
+    var tokenUpdateProblem: String?
 
     enum CodingKeys: String, CodingKey {
         case id, provider, issuer, name, createdAt = "created_at", lookupKey = "lookup_key", credentials, totp
-        case needsTokenUpdate = "needs_token_update"
+        case needsTokenUpdate = "needs_token_update", tokenUpdateProblem = "token_update_problem"
     }
 
     func account() throws -> Account {
         guard let provider = Provider(rawValue: provider) else { throw StoreError.corrupt("account \(id): unknown provider \(provider)") }
         return Account(id: id, provider: provider, issuer: issuer, name: name, createdAt: createdAt,
-                       hasTOTP: totp != nil, needsTokenUpdate: needsTokenUpdate)
+                       hasTOTP: totp != nil, needsTokenUpdate: needsTokenUpdate,
+                       tokenUpdateProblem: tokenUpdateProblem)
     }
 }
 

@@ -92,6 +92,9 @@ enum Schema {
                 t.uniqueKey(["provider", "remote_id"])
             }
         }
+        migrator.registerMigration("token-update-v1") { db in
+            try db.alter(table: "account") { t in t.add(column: "token_update_problem", .text) }
+        }
         return migrator
     }
 }

@@ -36,7 +36,7 @@ struct Accounts: AsyncParsableCommand {
             if accounts.isEmpty { return print("no accounts; enroll one with `pushctl enroll URI`") }
             Output.table(["ID", "PROVIDER", "ISSUER", "NAME", "TOTP", "NOTE"], accounts.map {
                 [$0.id, $0.provider.rawValue, $0.issuer, $0.name, $0.hasTOTP ? "yes" : "no",
-                 $0.needsTokenUpdate ? "push token changed: re-enroll" : ""]
+                 $0.needsTokenUpdate ? "push token changed: " + ($0.tokenUpdateProblem ?? "telling the provider") : ""]
             })
         }
     }

@@ -8,25 +8,14 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct ForgeRockEndToEndTests {
     /// A running cluster with one enrolled ForgeRock account.
-    static func enrolledCluster() async throws -> (Cluster, SimClient) {
-        let cluster = try await Cluster()
-        try await cluster.startDaemon()
-        let sim = SimClient(baseURL: cluster.simURL)
-        let enroll = try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")])
-        #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
-        return (cluster, sim)
-    }
-
     static func withEnrolledCluster(_ body: (Cluster, SimClient) async throws -> Void) async throws {
-        let (cluster, sim) = try await enrolledCluster()
-        do {
+        try await Cluster.run { cluster in
+            try await cluster.startDaemon()
+            let sim = SimClient(baseURL: cluster.simURL)
+            let enroll = try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")])
+            #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
             try await body(cluster, sim)
-        } catch {
-            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 
     static func pending(_ cluster: Cluster, count: Int = 1) async throws -> [Approval] {

@@ -9,15 +9,9 @@ import Testing
 struct PlusAuthEndToEndTests {
     /// A running cluster (relay and pushsim), stopped afterwards; the daemon's output is printed on failure.
     static func withCluster(_ body: (Cluster, PlusAuthSimClient) async throws -> Void) async throws {
-        let cluster = try await Cluster()
-        do {
+        try await Cluster.run { cluster in
             try await body(cluster, SimClient(baseURL: cluster.simURL).plusAuth)
-        } catch {
-            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 
     /// A running cluster with one enrolled PlusAuth account; `environment` goes to pushagentd.

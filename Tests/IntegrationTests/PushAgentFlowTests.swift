@@ -23,6 +23,20 @@ struct PushAgentFlowTests {
         }
     }
 
+    @Test func aFlowNobodyWaitsForAnyMoreWithdrawsItsStepUp() async throws {
+        try await StepUpCluster.run { stepUp in
+            let flow = PushAgentFlow(socketPath: stepUp.cluster.socketPath, totpAccount: stepUp.account.id, ttlSeconds: 600)
+            let waiting = Task { try await flow.token(for: Self.codeChallenge) }
+            let approval = try #require(try await stepUp.pendingStepUps().first)
+            waiting.cancel()
+            await #expect(throws: CancellationError.self) { try await waiting.value }
+            let withdrawn = try await stepUp.cluster.client.approval(approval.id)
+            #expect(withdrawn.state == .failed, "not left pending for 10 minutes")
+            #expect(withdrawn.error?.contains("withdrawn by") == true, "\(withdrawn.error ?? "")")
+            #expect(try stepUp.cluster.pushctl(["approve", approval.id]).status != 0, "nothing is left to approve")
+        }
+    }
+
     @Test func withoutADaemonTheFlowFailsNamingTheSocket() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("no-daemon-\(UUID()).sock").path
         var challenge = Self.codeChallenge

@@ -12,8 +12,7 @@ struct ResilienceTests {
 
     @Test(arguments: ["kill-before-commit", "kill-after-commit"])
     func killNineBetweenReceiveAndAckLeavesExactlyOneApproval(fault: String) async throws {
-        let cluster = try await Cluster()
-        do {
+        try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
             #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
@@ -34,17 +33,11 @@ struct ResilienceTests {
             }
             let survivors = try await cluster.client.approvals(state: nil).filter { $0.message == "survives a crash" }
             #expect(survivors.count == 1, "exactly one approval for \(push.messageId), got \(survivors.count)")
-        } catch {
-            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 
     @Test func sigtermExitsCleanlyAndStateSurvives() async throws {
-        let cluster = try await Cluster()
-        do {
+        try await Cluster.run { cluster in
             // Long-polls of 60 s, so a shutdown that waited for one would show.
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_POLL_WAIT_SECONDS": "60"])
             let sim = SimClient(baseURL: cluster.simURL)
@@ -63,17 +56,11 @@ struct ResilienceTests {
             let approvals = try await cluster.client.approvals(state: .pending)
             #expect(approvals.map(\.message) == ["still here after a restart"])
             #expect(try await cluster.client.accounts().count == 1)
-        } catch {
-            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 
     @Test func providerDownRetriesUntilExpiryThenFails() async throws {
-        let cluster = try await Cluster()
-        do {
+        try await Cluster.run { cluster in
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_ANSWER_WAIT_SECONDS": "1"])
             let sim = SimClient(baseURL: cluster.simURL)
             #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
@@ -91,17 +78,11 @@ struct ResilienceTests {
             let failed = try await cluster.client.approval(approval.id)
             #expect(failed.error?.contains("could not be reached") == true, "error: \(failed.error ?? "")")
             #expect(cluster.daemon?.text.contains("retrying") == true, "each retry is logged")
-        } catch {
-            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 
     @Test func secondDaemonOnTheSameStateRefusesToStart() async throws {
-        let cluster = try await Cluster()
-        do {
+        try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let second = try ManagedProcess(name: "second pushagentd", executable: Binaries.path("pushagentd"), arguments: [
                 "--state-dir", cluster.stateDirectory, "--socket", cluster.directory + "/second.sock", "--relay", cluster.relayURL])
@@ -109,16 +90,11 @@ struct ResilienceTests {
             #expect(exit.status == 1)
             #expect(second.text.contains("already running"), "says why: \(second.text)")
             #expect(try await cluster.client.status().relay.state == .connected, "the first one is untouched")
-        } catch {
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 
     @Test func daemonRecoversWhenTheRelayComesUpLater() async throws {
-        let cluster = try await Cluster(startRelay: false)
-        do {
+        try await Cluster.run(startRelay: false) { cluster in
             try await cluster.startDaemon(waitForRelay: false)
             try await eventually("status shows the backoff") {
                 let relay = try await cluster.client.status().relay
@@ -136,18 +112,12 @@ struct ResilienceTests {
             #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             _ = try await sim.push()
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
-        } catch {
-            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 
     @Test(.enabled(if: getuid() == 0, "runs pushctl as another user, which needs root"))
     func nonOperatorCanListButNotApproveOrReadCodes() async throws {
-        let cluster = try await Cluster()
-        do {
+        try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
             #expect(try cluster.pushctl(["enroll", try await sim.enrollURI(totp: true)]).status == 0)
@@ -172,10 +142,6 @@ struct ResilienceTests {
             #expect(code.status == 1)
             #expect(code.stderr.contains("read codes"), "says why: \(code.stderr)")
             #expect(try cluster.pushctl(["code", account.id]).status == 0, "root may")
-        } catch {
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 }

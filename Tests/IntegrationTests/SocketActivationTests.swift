@@ -9,14 +9,9 @@ import Testing
 /// Foundation's Process watches its children by.) The booted-systemd version of both is scripts/test-systemd.sh.
 struct SocketActivationTests {
     @Test func servesTheInheritedSocketAndReloadsOnSIGHUP() async throws {
-        let cluster = try await Cluster()
-        do {
+        try await Cluster.run { cluster in
             try await activateAndReload(cluster)
-        } catch {
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 
     private func activateAndReload(_ cluster: Cluster) async throws {

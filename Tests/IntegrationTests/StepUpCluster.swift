@@ -13,8 +13,7 @@ struct StepUpCluster {
     let totp: TOTPParameters
 
     static func run(_ body: (StepUpCluster) async throws -> Void) async throws {
-        let cluster = try await Cluster()
-        do {
+        try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let uri = try await SimClient(baseURL: cluster.simURL).enrollURI(account: "alice", totp: true)
             let enroll = try cluster.pushctl(["enroll", uri])
@@ -25,12 +24,7 @@ struct StepUpCluster {
             let account = try #require(try await cluster.client.accounts().first)
             #expect(account.hasTOTP)
             try await body(StepUpCluster(cluster: cluster, account: account, totp: totp))
-        } catch {
-            print("pushagentd output:\n\(cluster.daemon?.text ?? "")")
-            await cluster.stopAll()
-            throw error
         }
-        await cluster.stopAll()
     }
 
     /// Starts `stepup-server` with `trigger`; code triggers get the account's secret, receipt triggers the device's

@@ -37,12 +37,38 @@ struct StepUpControlAPITests {
             let collect = await Self.failure { _ = try await cluster.client.stepUp(approval.id) }
             #expect(collect?.status == 403, "root did not ask, so it may not collect")
             #expect(collect?.message.contains("only that uid may collect") == true, "\(String(describing: collect))")
+            let withdraw = await Self.failure { _ = try await cluster.client.withdrawStepUp(approval.id) }
+            #expect(withdraw?.status == 403 && withdraw?.message.contains("only that uid may withdraw") == true,
+                    "\(String(describing: withdraw))")
 
             #expect(try cluster.pushctl(["approve", approval.id]).status == 0)
             let result = try await example.value
             #expect(result.status == 0, "stepup-example as nobody: \(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("HTTP 200"))
             await server.stop()
+        }
+    }
+
+    @Test func aPendingStepUpIsWithdrawnOnceAndAnAnsweredOneStands() async throws {
+        try await StepUpCluster.run { stepUp in
+            let client = stepUp.cluster.client
+            let asked = try await client.requestStepUp(StepUpRequest(answer: .receipt, reason: "deploy"))
+            let withdrawn = try await client.withdrawStepUp(asked.approval.id)
+            #expect(withdrawn.approval.state == .failed)
+            #expect(withdrawn.approval.error?.contains("nobody waits for the answer any more") == true,
+                    "\(withdrawn.approval.error ?? "")")
+            #expect(try await client.approvals(state: .pending).isEmpty, "it left the user's list")
+            let again = await Self.failure { _ = try await client.withdrawStepUp(asked.approval.id) }
+            #expect(again?.status == 409 && again?.message.contains("already failed") == true, "\(String(describing: again))")
+
+            let answered = try await client.requestStepUp(StepUpRequest(answer: .receipt, reason: "deploy"))
+            #expect(try stepUp.cluster.pushctl(["approve", answered.approval.id]).status == 0)
+            let late = await Self.failure { _ = try await client.withdrawStepUp(answered.approval.id) }
+            #expect(late?.status == 409 && late?.message.contains("already approved") == true, "\(String(describing: late))")
+            #expect(try await client.stepUp(answered.approval.id).receipt != nil, "the approval stands")
+
+            let account = await Self.failure { _ = try await client.withdrawStepUp(stepUp.account.id) }
+            #expect(account?.status == 404, "\(String(describing: account))")
         }
     }
 

@@ -31,6 +31,32 @@ struct AgentStoreTests {
                                                           registeredAt: Date()), markAccountsForTokenUpdate: false)
     }
 
+    @Test func aTokenUpdateForATokenReplacedMeanwhileLeavesTheAccountFlagged() async throws {
+        let (store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await register(store)
+        let account = Account(id: "acc_1", provider: .forgerock, issuer: "i", name: "n", createdAt: Date(), hasTOTP: false)
+        try await store.addAccount(account, lookupKey: "mech-1", credentials: Data("{}".utf8), totp: nil)
+        func registerAgain(token: String) async throws {
+            try await store.saveDeviceIdentity(DeviceIdentity(relayURL: "http://r", deviceId: "d", token: token, secret: "s",
+                                                              registeredAt: Date()), markAccountsForTokenUpdate: true)
+        }
+        try await registerAgain(token: "t2")
+        try await store.recordTokenUpdateProblem(accountId: "acc_1", "AM is down (retrying)")
+        #expect(try await store.accountsNeedingTokenUpdate().map(\.account.tokenUpdateProblem) == ["AM is down (retrying)"])
+
+        try await registerAgain(token: "t3")
+        #expect(try await store.accounts().first?.tokenUpdateProblem == nil, "a new registration starts a new attempt")
+        let stale = try await store.finishTokenUpdate(accountId: "acc_1", credentials: Data("{}".utf8), sentToken: "t2")
+        #expect(!stale)
+        #expect(try await store.accounts().first?.needsTokenUpdate == true)
+        #expect(try await store.finishTokenUpdate(accountId: "acc_1", credentials: Data(#"{"k":1}"#.utf8), sentToken: "t3"))
+        #expect(try await store.accountsNeedingTokenUpdate().isEmpty)
+        #expect(try await store.account(provider: .forgerock, lookupKey: "mech-1")?.credentials == Data(#"{"k":1}"#.utf8))
+        try await store.recordTokenUpdateProblem(accountId: "acc_1", "late")
+        #expect(try await store.accounts().first?.tokenUpdateProblem == nil, "a finished update takes no late problem")
+    }
+
     @Test func filesArePrivate() throws {
         let (_, directory) = try makeStore()
         let attributes = try FileManager.default.attributesOfItem(atPath: directory)

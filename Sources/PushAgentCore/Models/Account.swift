@@ -11,9 +11,12 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
     public var hasTOTP: Bool
     /// The device's push token changed since the provider last heard of it.
     public var needsTokenUpdate: Bool
+    /// Why the provider has not been told yet: its last failure (retried), or why it cannot be told (the user must
+    /// enroll the account again). Nil while the update is merely pending.
+    public var tokenUpdateProblem: String?
 
     public init(id: String, provider: Provider, issuer: String, name: String, createdAt: Date,
-                hasTOTP: Bool, needsTokenUpdate: Bool = false) {
+                hasTOTP: Bool, needsTokenUpdate: Bool = false, tokenUpdateProblem: String? = nil) {
         self.id = id
         self.provider = provider
         self.issuer = issuer
@@ -21,10 +24,24 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
         self.createdAt = createdAt
         self.hasTOTP = hasTOTP
         self.needsTokenUpdate = needsTokenUpdate
+        self.tokenUpdateProblem = tokenUpdateProblem
     }
 
     enum CodingKeys: String, CodingKey {
         case id, provider, issuer, name, createdAt = "created_at", hasTOTP = "has_totp"
-        case needsTokenUpdate = "needs_token_update"
+        case needsTokenUpdate = "needs_token_update", tokenUpdateProblem = "token_update_problem"
+    }
+
+    /// Writes `token_update_problem: null` rather than leaving it out: clients see every documented key.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encode(provider, forKey: .provider)
+        try c.encode(issuer, forKey: .issuer)
+        try c.encode(name, forKey: .name)
+        try c.encode(createdAt, forKey: .createdAt)
+        try c.encode(hasTOTP, forKey: .hasTOTP)
+        try c.encode(needsTokenUpdate, forKey: .needsTokenUpdate)
+        try c.encode(tokenUpdateProblem, forKey: .tokenUpdateProblem)
     }
 }

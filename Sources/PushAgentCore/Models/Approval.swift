@@ -4,6 +4,17 @@ import Foundation
 /// step-up (docs/stepup.md), which no provider sends.
 public enum Provider: String, Codable, Sendable, CaseIterable {
     case hyphen, plusauth, forgerock, privacyidea, local
+
+    /// As the provider spells its own name, for messages to the user.
+    public var displayName: String {
+        switch self {
+        case .hyphen: "Hyphen"
+        case .plusauth: "PlusAuth"
+        case .forgerock: "ForgeRock"
+        case .privacyidea: "privacyIDEA"
+        case .local: "local step-up"
+        }
+    }
 }
 
 /// What the user must do to approve: just confirm, pick the number shown at sign-in, confirm with user verification,

@@ -1,7 +1,7 @@
 import ControlAPI
 import Hummingbird
 
-/// `POST /v1/stepups`, `GET /v1/stepups/{id}?wait=`, `GET /v1/jwks` (docs/stepup.md). Registered after
+/// `POST /v1/stepups`, `GET /v1/stepups/{id}?wait=`, `DELETE /v1/stepups/{id}`, `GET /v1/jwks` (docs/stepup.md). Registered after
 /// `ControlRoutes`, whose middleware (browser refusal, error bodies) then applies here too.
 struct StepUpRoutes: Sendable {
     let stepUps: StepUpService
@@ -20,6 +20,9 @@ struct StepUpRoutes: Sendable {
             } ?? 0
             return try JSONResponse.ok(try await stepUps.collect(try context.parameters.require("id"), wait: wait,
                                                                  peer: try await context.peer()))
+        }
+        router.delete("/v1/stepups/:id") { _, context in
+            try JSONResponse.ok(try await stepUps.withdraw(try context.parameters.require("id"), peer: try await context.peer()))
         }
         router.get("/v1/jwks") { _, _ in try JSONResponse.ok(try await stepUps.keySet()) }
     }

@@ -18,10 +18,28 @@ protocol ProviderModule: Sendable {
 
     /// Why the account's offline TOTP code must not be shown now (PlusAuth's device binding), or nil.
     func codeRefusal(for account: StoredAccount) async throws -> String?
+
+    /// Tells the provider the device's new push token (the relay registration changed). Throws when the provider
+    /// could not be reached or refused: the update is tried again later.
+    func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws
+        -> PushTokenUpdate
 }
 
 extension ProviderModule {
     func codeRefusal(for account: StoredAccount) async throws -> String? { nil }
+
+    /// PlusAuth and Hyphen publish no call that changes a registered device's push token.
+    func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws
+        -> PushTokenUpdate {
+        .impossible("\(provider.displayName) has no call to change a device's push token: remove the account (`pushctl remove \(account.account.id)`) and enroll it again")
+    }
+}
+
+enum PushTokenUpdate: Sendable {
+    /// The provider now pushes to the new token; the account's credentials from now on.
+    case updated(credentials: Data)
+    /// The provider cannot be told; what the user must do instead.
+    case impossible(String)
 }
 
 struct EnrolledAccount: Sendable {

@@ -13,6 +13,7 @@ struct RelayPoller: Service {
     let relayState: RelayStateBox
     let events: EventBus
     let heartbeat: Heartbeat
+    let tokenUpdater: PushTokenUpdater
     let logger: Logger
 
     func run() async throws {
@@ -76,6 +77,7 @@ struct RelayPoller: Service {
         let identity = DeviceIdentity(relayURL: client.baseURL, deviceId: registration.deviceId, token: registration.token,
                                       secret: registration.secret, registeredAt: Date())
         try await store.saveDeviceIdentity(identity, markAccountsForTokenUpdate: markAccounts)
+        if markAccounts { tokenUpdater.tokenChanged() }
         logger.notice("relay: registered as device \(registration.deviceId)",
                       metadata: ["message_id": "\(LogMessageID.tokenChanged)", "device_id": "\(registration.deviceId)"])
         if markAccounts {

@@ -10,19 +10,39 @@ extension StepUpService {
         guard (0...60).contains(wait) else { throw ControlError(.invalidArgument, "wait must be from 0 to 60 seconds") }
         // Subscribed before reading, so an answer given in between is not missed.
         let updates = wait > 0 ? await events.subscribe() : nil
-        var stored = try await store.approval(matching: idOrPrefix)
-        guard stored.approval.provider == .local, stored.approval.kind == .stepup else {
-            throw ControlError(.notFound, "approval \(stored.approval.id) is not a step-up")
-        }
-        let details = try Self.details(of: stored)
-        guard details.caller.uid == peer.uid else {
-            throw ControlError(.forbidden, "step-up \(stored.approval.id) was asked by uid \(details.caller.uid); only that uid may collect its answer")
-        }
+        var (stored, details) = try await askedBy(peer, idOrPrefix, toDo: "collect its answer")
         if let updates, !stored.approval.state.isFinal {
             await Self.waitForFinal(stored.approval.id, in: updates, seconds: wait)
             stored = try await store.approval(matching: stored.approval.id)
         }
         return try await answered(stored.approval, details, peer: peer, now: Date())
+    }
+
+    /// The caller gave up waiting (`DELETE /v1/stepups/{id}`): the step-up leaves the user's list, as failed. Only
+    /// the uid that asked may withdraw it.
+    func withdraw(_ idOrPrefix: String, peer: Peer) async throws -> StepUp {
+        let (stored, details) = try await askedBy(peer, idOrPrefix, toDo: "withdraw it")
+        let approval = try await store.withdrawLocalApproval(
+            stored.approval.id, reason: "withdrawn by \(details.caller.program): nobody waits for the answer any more")
+        try await store.audit(event: "stepup_withdraw", peer: peer, subject: approval.id, detail: nil)
+        logger.notice("step-up \(approval.id) withdrawn by \(details.caller.program) (pid \(peer.pid), uid \(peer.uid))", metadata: [
+            "message_id": "\(LogMessageID.approvalAnswered)", "approval_id": "\(approval.id)",
+            "provider": "\(Provider.local.rawValue)", "peer_uid": "\(peer.uid)", "peer_pid": "\(peer.pid)"])
+        await events.publish(ControlEvent(type: .approvalUpdated, approval: approval))
+        return StepUp(approval: approval, details: details)
+    }
+
+    /// The step-up `idOrPrefix` names, if `peer`'s uid asked for it: what only the asker may do is `toDo`.
+    private func askedBy(_ peer: Peer, _ idOrPrefix: String, toDo: String) async throws -> (StoredApproval, StepUpDetails) {
+        let stored = try await store.approval(matching: idOrPrefix)
+        guard stored.approval.provider == .local, stored.approval.kind == .stepup else {
+            throw ControlError(.notFound, "approval \(stored.approval.id) is not a step-up")
+        }
+        let details = try Self.details(of: stored)
+        guard details.caller.uid == peer.uid else {
+            throw ControlError(.forbidden, "step-up \(stored.approval.id) was asked by uid \(details.caller.uid); only that uid may \(toDo)")
+        }
+        return (stored, details)
     }
 
     private func answered(_ approval: Approval, _ details: StepUpDetails, peer: Peer, now: Date) async throws -> StepUp {

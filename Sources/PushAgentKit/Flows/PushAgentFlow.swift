@@ -27,7 +27,14 @@ public struct PushAgentFlow: StepUpFlow {
             reason: challenge.reason, audience: challenge.origin, ttlSeconds: ttlSeconds))
         var current = asked
         while !current.approval.state.isFinal {
-            current = try await client.stepUp(asked.approval.id, wait: 30)
+            do {
+                try Task.checkCancellation()
+                current = try await client.stepUp(asked.approval.id, wait: 30)
+            } catch where Task.isCancelled {
+                // Nobody waits any more: take the question off the user's list rather than leave it to expire.
+                await Task { [client] in _ = try? await client.withdrawStepUp(asked.approval.id) }.value
+                throw CancellationError()
+            }
         }
         let approval = current.approval
         switch approval.state {

@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 import PushAgentCore
 
-/// AM's `POST /openam/json/push/sns/message?_action=register|authenticate`, checked the way AM checks them.
+/// AM's `POST /openam/json/push/sns/message?_action=register|authenticate|refresh`, checked the way AM checks them.
 struct AMRoutes: Sendable {
     let sim: ForgeRockSim
 
@@ -13,9 +13,11 @@ struct AMRoutes: Sendable {
     }
 
     private func handle(_ request: Request) async -> Response {
+        if await sim.isDown { return Self.error(.serviceUnavailable, "AM is down (pushsim outage)") }
         let action = request.uri.queryParameters["_action"].map(String.init)
+        if action == "refresh" { return await refresh(request) }
         guard action == "register" || action == "authenticate" else {
-            return Self.badRequest("unsupported _action '\(action ?? "")' (register or authenticate)")
+            return Self.badRequest("unsupported _action '\(action ?? "")' (register, authenticate or refresh)")
         }
         let body: ForgeRockMessageBody
         do {
@@ -23,7 +25,7 @@ struct AMRoutes: Sendable {
         } catch {
             return Self.badRequest(error.message)
         }
-        if let problem = Self.headerProblem(request) {
+        if let problem = Self.headerProblem(request, needsCookie: true) {
             // Logged as an answer too, so whoever waits for one learns why it never came.
             if action == "authenticate" { await sim.refuse(body.messageId, reason: problem) }
             return Self.badRequest(problem)
@@ -40,8 +42,26 @@ struct AMRoutes: Sendable {
         }
     }
 
-    /// AM requires its API version, and the sim requires the load-balancer cookie it handed out in `l`.
-    private static func headerProblem(_ request: Request) -> String? {
+    /// A new push token for a registered mechanism: no message id, no cookie (no push is being answered).
+    private func refresh(_ request: Request) async -> Response {
+        if let problem = Self.headerProblem(request, needsCookie: false) { return Self.badRequest(problem) }
+        let body: ForgeRockTokenUpdate.Body
+        do {
+            body = try await JSONReply.decode(ForgeRockTokenUpdate.Body.self, from: request)
+        } catch {
+            return Self.badRequest(error.message)
+        }
+        do {
+            try await sim.refresh(body)
+            return JSONReply.make(.ok, [String: String]())
+        } catch {
+            return Self.badRequest(error.message)
+        }
+    }
+
+    /// AM requires its API version, and the sim requires the load-balancer cookie it handed out in `l` on the calls
+    /// that carry one.
+    private static func headerProblem(_ request: Request, needsCookie: Bool) -> String? {
         let version = request.headers.first { $0.name.canonicalName == "accept-api-version" }?.value ?? ""
         let parts = Set(version.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         guard parts.isSuperset(of: ["resource=1.0", "protocol=1.0"]) else {
@@ -49,19 +69,21 @@ struct AMRoutes: Sendable {
         }
         let cookies = request.headers[values: .cookie].flatMap { $0.split(separator: ";") }
             .map { $0.trimmingCharacters(in: .whitespaces) }
-        guard cookies.contains(ForgeRockSim.cookie) else {
+        guard !needsCookie || cookies.contains(ForgeRockSim.cookie) else {
             return "the load-balancer cookie \(ForgeRockSim.cookie) is missing from the Cookie header"
         }
         return nil
     }
 
+    private static func badRequest(_ message: String) -> Response { error(.badRequest, message) }
+
     /// AM's error body.
-    private static func badRequest(_ message: String) -> Response {
+    private static func error(_ status: HTTPResponse.Status, _ message: String) -> Response {
         struct AMError: Encodable {
-            var code = 400
-            var reason = "Bad Request"
+            var code: Int
+            var reason: String
             var message: String
         }
-        return JSONReply.make(.badRequest, AMError(message: message))
+        return JSONReply.make(status, AMError(code: status.code, reason: status.reasonPhrase, message: message))
     }
 }

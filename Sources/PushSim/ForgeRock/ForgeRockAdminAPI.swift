@@ -14,6 +14,13 @@ extension SimAdminAPI {
         }
     }
 
+    /// `POST /sim/forgerock/outage`: while `down`, AM's endpoints answer 503, as an AM being restarted would.
+    public struct Outage: Codable, Sendable {
+        public var down: Bool
+
+        public init(down: Bool) { self.down = down }
+    }
+
     public struct EnrollURIResponse: Codable, Sendable {
         public var uri: String
     }

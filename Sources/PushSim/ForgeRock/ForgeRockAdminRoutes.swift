@@ -25,6 +25,13 @@ struct ForgeRockAdminRoutes: Sendable {
                 return SimAdminAPI.AnswersResponse(answers: await sim.answers.answers(after: after, wait: wait))
             }
         }
+        group.post("/outage") { request, _ in
+            await AdminReply.reply {
+                let body = try await JSONReply.decode(SimAdminAPI.Outage.self, from: request)
+                await sim.setDown(body.down)
+                return body
+            }
+        }
         group.get("/registrations") { _, _ in
             JSONReply.make(.ok, SimAdminAPI.RegistrationsResponse(registrations: await sim.registrationList()))
         }

@@ -31,6 +31,8 @@ actor ForgeRockSim {
     private var enrollments: [String: Enrollment] = [:]
     private var registrations: [String: (registration: SimAdminAPI.Registration, secret: Data)] = [:]
     private var pushes: [String: SentPush] = [:]
+    /// AM's endpoints answer 503 while this is set (`POST /sim/forgerock/outage`).
+    private(set) var isDown = false
     let answers = AnswerLog<SimAdminAPI.Answer>()
 
     init(relay: RelaySender, events: SimEvents) {
@@ -64,6 +66,11 @@ actor ForgeRockSim {
         enrollments[messageId] = enrollment
         events.emit("issued an enrollment URI for \(account) (\(messageId))")
         return uri.uriString
+    }
+
+    func setDown(_ down: Bool) {
+        isDown = down
+        events.emit(down ? "AM is down: its endpoints answer 503" : "AM is up again")
     }
 
     func registrationList() -> [SimAdminAPI.Registration] {
@@ -146,6 +153,16 @@ actor ForgeRockSim {
             deviceToken: claims.deviceId, deviceName: claims.deviceName, registeredAt: now)
         registrations[enrollment.account] = (registration, enrollment.secret)
         events.emit("\(enrollment.account) registered device \(SimEvents.short(claims.deviceId)) (\(claims.deviceName))")
+    }
+
+    /// `?_action=refresh`: the mechanism's pushes go to the new token from now on.
+    func refresh(_ body: ForgeRockTokenUpdate.Body) async throws(ForgeRockServer.Refusal) {
+        guard let (account, (registration, secret)) = registrations.first(where: { $0.value.registration.mechanismUid == body.mechanismUid }) else {
+            throw .init(message: "unknown mechanism uid '\(body.mechanismUid)'")
+        }
+        let claims = try await ForgeRockServer.verifyTokenUpdate(body, secret: secret)
+        registrations[account]?.registration.deviceToken = claims.deviceId
+        events.emit("\(account) moved to device token \(SimEvents.short(claims.deviceId)) (was \(SimEvents.short(registration.deviceToken)))")
     }
 
     /// `?_action=authenticate`: verifies like AM, then records the answer whatever the outcome.

@@ -84,3 +84,24 @@ public struct ForgeRockNotificationClaims: Codable, Sendable, Equatable {
         case numbers = "n", message = "m", contextInfo = "x", userId = "d"
     }
 }
+
+/// A new push token for a registered mechanism (device → AM, `_action=refresh`), signed with the mechanism's secret.
+/// The registration's claims without the challenge response (there is no challenge to answer), plus the
+/// mechanism uid, as the iOS SDK sends it.
+public struct ForgeRockTokenUpdateClaims: Codable, Sendable, Equatable {
+    /// The new push token.
+    public var deviceId: String
+    public var deviceName: String
+    public var deviceType: String
+    public var communicationType: String
+    public var mechanismUid: String
+
+    public init(deviceId: String, deviceName: String, deviceType: String = "android", communicationType: String = "gcm",
+                mechanismUid: String) {
+        self.deviceId = deviceId
+        self.deviceName = deviceName
+        self.deviceType = deviceType
+        self.communicationType = communicationType
+        self.mechanismUid = mechanismUid
+    }
+}

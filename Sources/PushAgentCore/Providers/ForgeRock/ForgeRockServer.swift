@@ -43,6 +43,17 @@ public enum ForgeRockServer {
         return claims
     }
 
+    /// As AM checks a token update: HS256 under the mechanism's secret, for the mechanism the body names.
+    public static func verifyTokenUpdate(_ body: ForgeRockTokenUpdate.Body, secret: Data) async throws(Refusal)
+        -> ForgeRockTokenUpdateClaims {
+        let claims = try await verified(body.jwt, secret: secret, as: ForgeRockTokenUpdateClaims.self)
+        guard claims.mechanismUid == body.mechanismUid else {
+            throw Refusal(message: "the JWT is for mechanism '\(claims.mechanismUid)', the body names '\(body.mechanismUid)'")
+        }
+        guard !claims.deviceId.isEmpty else { throw Refusal(message: "the new push token (deviceId) is empty") }
+        return claims
+    }
+
     private static func verified<Claims: Codable & Sendable>(_ jwt: String, secret: Data, as type: Claims.Type)
         async throws(Refusal) -> Claims {
         do {

@@ -31,13 +31,16 @@ enum ForgeRockHTTP {
     static let acceptAPIVersion = "resource=1.0, protocol=1.0"
 
     static func post(to url: String, messageId: String, jwt: String, cookie: String?) throws -> OutboundRequest {
+        try post(to: url, body: ForgeRockMessageBody(messageId: messageId, jwt: jwt), cookie: cookie)
+    }
+
+    static func post(to url: String, body: some Encodable, cookie: String?) throws -> OutboundRequest {
         var headers = [OutboundRequest.Header("Content-Type", "application/json"),
                        OutboundRequest.Header("Accept-API-Version", acceptAPIVersion)]
         // AM's load balancer routes by this cookie to the server that holds the pending request.
         if let cookie { headers.append(.init("Cookie", cookie)) }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = try encoder.encode(ForgeRockMessageBody(messageId: messageId, jwt: jwt))
-        return OutboundRequest(method: "POST", url: url, headers: headers, body: body)
+        return OutboundRequest(method: "POST", url: url, headers: headers, body: try encoder.encode(body))
     }
 }

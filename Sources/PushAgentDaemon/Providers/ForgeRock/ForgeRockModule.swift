@@ -50,6 +50,15 @@ struct ForgeRockModule: ProviderModule {
                                credentials: try JSONEncoder().encode(credentials), totp: parsed.totp)
     }
 
+    /// AM's `_action=refresh`; the credentials do not change (AM keeps the token, the agent reads it from the relay).
+    func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws
+        -> PushTokenUpdate {
+        let credentials = try JSONDecoder().decode(ForgeRockCredentials.self, from: account.credentials)
+        _ = try await http.send(try await ForgeRockTokenUpdate.request(credentials: credentials, newToken: device.token,
+                                                                      deviceName: deviceName))
+        return .updated(credentials: account.credentials)
+    }
+
     func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure) {
         let request: OutboundRequest
         do {

@@ -68,6 +68,18 @@ struct PrivacyIDEAModule: ProviderModule {
         catch { throw .rejected("\(error) (the challenge may have expired or been answered elsewhere)") }
     }
 
+    /// The signed `new_fb_token` update; a poll-only token has no push token, so there is nothing to tell.
+    func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws
+        -> PushTokenUpdate {
+        var credentials = try Self.credentials(of: account)
+        guard !credentials.pollOnly else { return .updated(credentials: account.credentials) }
+        let response = try await http.send(PrivacyIDEAPoll.tokenUpdateRequest(credentials: credentials,
+                                                                             newToken: device.token, at: Date()))
+        try PrivacyIDEAPoll.confirmed(response.body, what: "push token update")
+        credentials.pushToken = device.token
+        return .updated(credentials: try JSONEncoder().encode(credentials))
+    }
+
     static func credentials(of account: StoredAccount) throws -> PrivacyIDEACredentials {
         try JSONDecoder().decode(PrivacyIDEACredentials.self, from: account.credentials)
     }

@@ -8,8 +8,7 @@ import Synchronization
 
 /// privacyIDEA's second transport (protocols.md §4.5): poll-only tokens are polled every `privacyidea_poll_seconds`
 /// (a failing server backs off), every token on `pushctl refresh`. Challenges go through the same ingest path as
-/// relay pushes, keyed by nonce so polling the same open challenge again changes nothing. It also tells the server
-/// the new push token of relay-token accounts after the relay registration changed.
+/// relay pushes, keyed by nonce so polling the same open challenge again changes nothing.
 final class PrivacyIDEAPoller: Service, Sendable {
     private let store: AgentStore
     private let http: ProviderHTTP
@@ -17,7 +16,7 @@ final class PrivacyIDEAPoller: Service, Sendable {
     private let interval: Double
     private let backoff: (initial: Double, maximum: Double)
     private let logger: Logger
-    /// Per account: when to poll (or retry a token update) next, and the backoff of its failures.
+    /// Per account: when to poll next, and the backoff of its failures.
     private let schedule = Mutex<[String: (next: Date, backoff: Backoff)]>([:])
     private let startedAt = Date()
 
@@ -61,11 +60,10 @@ final class PrivacyIDEAPoller: Service, Sendable {
         return response
     }
 
-    /// One scheduled turn for an account: the pending token update, then a poll if the token is poll-only.
+    /// One scheduled turn for an account: a poll if the token is poll-only.
     private func tend(_ account: StoredAccount) async {
         let id = account.account.id
         do {
-            if account.account.needsTokenUpdate { try await updateToken(account) }
             guard try PrivacyIDEAModule.credentials(of: account).pollOnly else {
                 // Relay-token accounts are only polled on refresh; look again in case the account changes.
                 reschedule(id, failed: false)
@@ -92,21 +90,6 @@ final class PrivacyIDEAPoller: Service, Sendable {
             }
         }
         return created
-    }
-
-    /// Poll-only tokens have no push token to update; the others send the relay's current one, signed.
-    private func updateToken(_ account: StoredAccount) async throws {
-        var credentials = try PrivacyIDEAModule.credentials(of: account)
-        if !credentials.pollOnly {
-            guard let device = try await store.deviceIdentity() else { return }
-            let response = try await http.send(PrivacyIDEAPoll.tokenUpdateRequest(credentials: credentials,
-                                                                                 newToken: device.token, at: Date()))
-            try PrivacyIDEAPoll.confirmed(response.body, what: "push token update")
-            credentials.pushToken = device.token
-            logger.notice("privacyIDEA token \(credentials.serial) now pushes to the new relay token",
-                          metadata: ["account_id": "\(account.account.id)", "provider": "privacyidea"])
-        }
-        try await store.finishTokenUpdate(accountId: account.account.id, credentials: JSONEncoder().encode(credentials))
     }
 
     /// Tokens known at start are polled at once (challenges may have come while the agent was down); a token
