@@ -196,6 +196,32 @@ check_catalog() {
     else fail "the journal catalog explains every MESSAGE_ID" "missing:$missing"; fi
 }
 
+# The desktop pair under systemd/user/, in carol's own user manager (started by lingering, as at a login).
+check_user_units() {
+    ct useradd --create-home carol
+    local uid runtime
+    uid=$(ct id -u carol)
+    runtime=/run/user/$uid
+    as_carol() { ct_as carol env HOME=/home/carol XDG_RUNTIME_DIR="$runtime" "$@"; }
+    user_manager_up() { as_carol systemctl --user is-system-running --wait | grep -Eq '^(running|degraded)$'; }
+    ct loginctl enable-linger carol
+    check "carol's user manager runs (loginctl enable-linger)" wait_for 60 user_manager_up
+    ct_as carol mkdir -p /home/carol/.config/pushagent
+    ct_as carol sh -c "printf 'relay_url = \"%s\"\npoll_wait_seconds = 2\n' '$RELAY' > /home/carol/.config/pushagent/pushagentd.toml"
+    check "systemctl --user enable --now pushagentd.socket" as_carol systemctl --user enable --now pushagentd.socket
+    check "carol's socket is hers alone: 0600 in a 0700 \$XDG_RUNTIME_DIR/pushagent" test \
+        "$(ct stat -c '%U %a' "$runtime/pushagent/pushagentd.sock" "$runtime/pushagent" | tr '\n' ' ')" = "carol 600 carol 700 "
+    check "carol's first pushctl status starts her pushagentd through her socket" as_carol pushctl status
+    user_daemon_connected() { as_carol pushctl status --json | grep -q '"connected"'; }
+    check "her pushagentd connects to the relay" wait_for 30 user_daemon_connected
+    check "her state is under ~/.local/state/pushagent, owned by her" test \
+        "$(ct stat -c '%U %a' /home/carol/.local/state/pushagent/agent.sqlite)" = "carol 600"
+    check "alice (an operator of the system daemon) cannot open carol's socket" \
+        refused_as alice "ermission denied" pushctl --socket "$runtime/pushagent/pushagentd.sock" status
+    check "systemctl --user stop pushagentd.service exits cleanly" as_carol systemctl --user stop pushagentd.service
+    check "… with result success" test "$(as_carol systemctl --user show -P Result pushagentd.service)" = success
+}
+
 main() {
     boot_container
 
@@ -288,6 +314,8 @@ main() {
     token=$(ct pushctl status --json | sed -n 's/.*"push_token" *: *"\([^"]*\)".*/\1/p')
     secret=$(ct sqlite3 /var/lib/pushagent/agent.sqlite 'SELECT secret FROM device')
     check "no push token or relay secret in any journal field" secrets_not_logged "$token" "$secret"
+
+    check_user_units
 }
 
 main
