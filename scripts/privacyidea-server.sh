@@ -7,9 +7,9 @@
 # The venv lives in $PUSHAGENT_PRIVACYIDEA_CACHE (default .cache/privacyidea, gitignored) and is reused between runs;
 # pip's download cache sits beside it. DIR gets a SQLite database and this configuration:
 #   admin "admin" / "admin-password-for-tests"; realm "pushrealm" (default) over a flat-file (passwd) resolver with
-#   users alice and bob; an enrollment policy push_firebase_configuration = "poll only", push_ssl_verify = 0,
+#   users alice, bob and carol; an enrollment policy push_firebase_configuration = "poll only", push_ssl_verify = 0,
 #   push_registration_url = http://127.0.0.1:PORT/ttype/push; authentication policies push_ssl_verify = 0 for
-#   everyone and push_require_presence for bob.
+#   everyone, push_require_presence for bob and push_code_to_phone for carol.
 set -euo pipefail
 
 VERSION=3.14
@@ -40,7 +40,8 @@ PI_LOGLEVEL = 20
 PI_BASE_URL = 'http://127.0.0.1:$port/'
 EOF
     printf '%s\n' 'alice:x:1001:1001:Alice Example,,,:/home/alice:/bin/sh' \
-        'bob:x:1002:1002:Bob Example,,,:/home/bob:/bin/sh' >"$dir/users"
+        'bob:x:1002:1002:Bob Example,,,:/home/bob:/bin/sh' 'carol:x:1003:1003:Carol Example,,,:/home/carol:/bin/sh' \
+        >"$dir/users"
     cat >"$dir/config.json" <<EOF
 {
   "resolver": {"flatfile": {"type": "passwdresolver", "resolvername": "flatfile", "data": {"fileName": "$dir/users"}}},
@@ -51,7 +52,9 @@ EOF
       "push_ssl_verify": "0", "push_ttl": "10"}},
     {"name": "push-auth", "scope": "authentication", "active": true, "action": {"push_ssl_verify": "0"}},
     {"name": "push-presence", "scope": "authentication", "active": true, "user": ["bob"],
-     "action": {"push_ssl_verify": "0", "push_require_presence": true}}
+     "action": {"push_ssl_verify": "0", "push_require_presence": true}},
+    {"name": "push-code-to-phone", "scope": "authentication", "active": true, "user": ["carol"],
+     "action": {"push_ssl_verify": "0", "push_code_to_phone": true}}
   ]
 }
 EOF

@@ -51,9 +51,10 @@ public final class PrivacyIDEAServer: Sendable {
         try await result("GET", "/validate/polltransaction", ["transaction_id": transactionId]).value?.boolValue ?? false
     }
 
-    /// The login client's last step: `/validate/check` with the transaction id; returns `result.authentication`.
-    public func finishLogin(user: String, transactionId: String) async throws -> String {
-        try await result("POST", "/validate/check", ["user": user, "realm": Self.realm, "pass": "",
+    /// The login client's last step: `/validate/check` with the transaction id and what the user typed (in
+    /// code-to-phone mode the code the phone showed); returns `result.authentication`.
+    public func finishLogin(user: String, transactionId: String, pass: String = "") async throws -> String {
+        try await result("POST", "/validate/check", ["user": user, "realm": Self.realm, "pass": pass,
                                                      "transaction_id": transactionId]).authentication ?? "(none)"
     }
 

@@ -40,6 +40,9 @@ extension AgentStore {
             guard record.state == ApprovalState.pending.rawValue else {
                 throw StoreError.conflict("step-up \(id) is already \(record.state); it can no longer be withdrawn")
             }
+            guard record.expiresAt > now else {
+                throw StoreError.conflict("step-up \(id) expired at \(record.expiresAt.formatted(.iso8601)); it can no longer be withdrawn")
+            }
             record.state = ApprovalState.failed.rawValue
             record.error = reason
             record.resolvedAt = now

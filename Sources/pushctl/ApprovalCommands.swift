@@ -83,6 +83,9 @@ private func report(_ approval: Approval, verb: String) throws {
     switch approval.state {
     case .approved, .denied:
         print("\(approval.id) \(approval.state.rawValue)")
+        if let code = approval.resolution?.displayCode {
+            print(DisplayText.sanitized("\(approval.resolution?.displayMessage ?? "Enter this code at the sign-in"): \(code)"))
+        }
     case .approving, .denying:
         print("\(approval.id) \(verb) here; still sending the answer to the provider (see `pushctl show \(approval.id)`)")
     default:

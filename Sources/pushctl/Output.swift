@@ -27,7 +27,9 @@ enum Output {
         print(String(decoding: try ControlJSON.encoder(pretty: true).encode(value), as: UTF8.self))
     }
 
+    /// Cells are sanitized: most come from providers' pushes and programs' requests (DisplayText).
     static func table(_ header: [String], _ rows: [[String]]) {
+        let rows = rows.map { $0.map(DisplayText.sanitized) }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         for row in [header] + rows {
             print(row.enumerated().map { index, cell in
@@ -63,9 +65,10 @@ enum Output {
             if let uid = approval.resolution?.byUid { how += " by uid \(uid)" }
             if let number = approval.resolution?.number { how += ", number \(number)" }
             if let reason = approval.resolution?.reason { how += ", reason \(reason.rawValue)" }
+            if let code = approval.resolution?.displayCode { how += ", code to type at the sign-in \(code)" }
             lines.append(how)
         }
         if let error = approval.error { lines.append("  error: \(error)") }
-        return lines.joined(separator: "\n")
+        return lines.map(DisplayText.sanitized).joined(separator: "\n")
     }
 }

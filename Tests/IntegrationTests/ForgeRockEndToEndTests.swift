@@ -86,8 +86,13 @@ struct ForgeRockEndToEndTests {
 
     @Test func denyPush() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
-            let push = try await sim.push()
+            // A provider's text reaches the terminal without its escape and bidi controls.
+            let push = try await sim.push(message: "Sign in\u{1B}[2J?\u{202E}dlrow")
             let approval = try #require(try await Self.pending(cluster).first)
+            for output in [try cluster.pushctl(["list"]).stdout, try cluster.pushctl(["show", approval.id]).stdout] {
+                #expect(output.contains("Sign in?[2J??dlrow") && !output.contains("\u{1B}") && !output.contains("\u{202E}"),
+                        "\(output)")
+            }
             let deny = try cluster.pushctl(["deny", approval.id])
             #expect(deny.status == 0, "deny: \(deny.stderr)")
             let answer = try await sim.answer(to: push.messageId)

@@ -71,6 +71,18 @@ struct PrivacyIDEAEndToEndTests {
         #expect(try await server.isAccepted(transactionId: third.transactionId))
         #expect(try await server.finishLogin(user: "bob", transactionId: third.transactionId) == "ACCEPT")
 
+        // Code to phone (carol has push_code_to_phone): approving shows the code to type at the sign-in screen.
+        _ = try await enroll(cluster, server, user: "carol")
+        let fifth = try await server.triggerChallenge(user: "carol")
+        let toPhone = try await refreshedApproval(cluster)
+        let shown = try cluster.pushctl(["approve", toPhone.id])
+        #expect(shown.status == 0, "approve: \(shown.stderr)")
+        let code = try #require(try await cluster.client.approval(toPhone.id).resolution?.displayCode)
+        #expect(code.count == 2 && code.allSatisfy(\.isNumber), "privacyIDEA's display code is two digits: \(code)")
+        #expect(shown.stdout.contains("Enter the code to log in: \(code)"), "\(shown.stdout)")
+        #expect(try cluster.pushctl(["show", toPhone.id]).stdout.contains("code to type at the sign-in \(code)"))
+        #expect(try await server.finishLogin(user: "carol", transactionId: fifth.transactionId, pass: code) == "ACCEPT")
+
         // Scheduled polling: restarted with a 1 s interval, the agent finds the challenge with no refresh;
         // a fraud report declines it with a reason privacyIDEA 3.14 understands.
         await cluster.daemon?.stop()

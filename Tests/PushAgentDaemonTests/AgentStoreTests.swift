@@ -57,6 +57,25 @@ struct AgentStoreTests {
         #expect(try await store.accounts().first?.tokenUpdateProblem == nil, "a finished update takes no late problem")
     }
 
+    @Test func onlyAPendingUnexpiredStepUpCanBeWithdrawn() async throws {
+        let (store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func stepUp(expiresIn seconds: TimeInterval) async throws -> Approval {
+            var draft = draft(key: UUID().uuidString, expiresIn: seconds)
+            draft.provider = .local
+            draft.kind = .stepup
+            return try await store.addLocalApproval(draft) { _ in }
+        }
+        let live = try await stepUp(expiresIn: 60)
+        #expect(try await store.withdrawLocalApproval(live.id, reason: "gone").state == .failed)
+        await #expect(throws: StoreError.conflict("step-up \(live.id) is already failed; it can no longer be withdrawn")) {
+            try await store.withdrawLocalApproval(live.id, reason: "gone")
+        }
+        let lapsed = try await stepUp(expiresIn: -1)
+        await #expect(throws: StoreError.self) { try await store.withdrawLocalApproval(lapsed.id, reason: "gone") }
+        #expect(try await store.approval(matching: lapsed.id).approval.state == .pending, "left for the sweeper to expire")
+    }
+
     @Test func filesArePrivate() throws {
         let (_, directory) = try makeStore()
         let attributes = try FileManager.default.attributesOfItem(atPath: directory)

@@ -50,20 +50,26 @@ public enum DenyReason: String, Codable, Sendable {
     case ignore, fraud
 }
 
-/// Who answered, and how.
+/// Who answered, and how; and what the provider's reply asks the user to do next.
 public struct Resolution: Codable, Sendable, Equatable {
     public var byUid: UInt32?
     public var number: String?
     public var reason: DenyReason?
+    /// A code to type into the sign-in screen (privacyIDEA's code-to-phone mode), with the provider's instruction.
+    public var displayCode: String?
+    public var displayMessage: String?
 
-    public init(byUid: UInt32?, number: String? = nil, reason: DenyReason? = nil) {
+    public init(byUid: UInt32?, number: String? = nil, reason: DenyReason? = nil, displayCode: String? = nil,
+                displayMessage: String? = nil) {
         self.byUid = byUid
         self.number = number
         self.reason = reason
+        self.displayCode = displayCode
+        self.displayMessage = displayMessage
     }
 
     enum CodingKeys: String, CodingKey {
-        case byUid = "by_uid", number, reason
+        case byUid = "by_uid", number, reason, displayCode = "display_code", displayMessage = "display_message"
     }
 }
 

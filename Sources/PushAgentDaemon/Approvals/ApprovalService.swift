@@ -52,7 +52,7 @@ struct ApprovalService: Sendable {
                 ? .approve(number: stored.approval.resolution?.number)
                 : .deny(reason: stored.approval.resolution?.reason)
             logger.notice("resuming the answer to \(stored.approval.id)", metadata: ["approval_id": "\(stored.approval.id)"])
-            _ = inFlight.start { await send(stored, decision) }
+            _ = inFlight.start { await send(stored, decision, resumed: true) }
         }
     }
 
@@ -90,24 +90,28 @@ struct ApprovalService: Sendable {
         }
     }
 
-    /// Sends the answer until the provider accepts or refuses it, or the approval expires.
-    private func send(_ stored: StoredApproval, _ decision: AnswerDecision) async -> Approval {
+    /// Sends the answer until the provider accepts or refuses it, or the approval expires. `resumed`: a previous run
+    /// may have sent it already.
+    private func send(_ stored: StoredApproval, _ decision: AnswerDecision, resumed: Bool = false) async -> Approval {
         let approval = stored.approval
         let success: ApprovalState = if case .approve = decision { .approved } else { .denied }
         // A local step-up has no provider to tell: the program that asked collects the answer (GET /v1/stepups/{id}).
         if approval.provider == .local { return await finish(approval, state: success, error: nil) }
         var backoff = Backoff(initial: config.current.backoffInitialSeconds, maximum: config.current.backoffMaxSeconds)
         var outcome: (ApprovalState, String?)
+        var reply = AnswerReply.nothing
+        var sentBefore = resumed
         while true {
             do {
                 guard let module = modules[approval.provider] else {
                     throw AnswerFailure.rejected("\(approval.provider.rawValue) answers are not supported")
                 }
                 let account = try await store.account(matching: approval.accountId)
-                try await module.answer(stored, account: account, decision: decision)
+                reply = try await module.answer(stored, account: account, decision: decision)
                 outcome = (success, nil)
             } catch AnswerFailure.retryable(let cause) {
                 let delay = backoff.next()
+                sentBefore = true
                 if Date().addingTimeInterval(delay) < approval.expiresAt, !Task.isCancelled {
                     logger.warning("answer to \(approval.id) not delivered: \(cause); retrying in \(String(format: "%.1f", delay)) s",
                                    metadata: ["approval_id": "\(approval.id)"])
@@ -116,18 +120,25 @@ struct ApprovalService: Sendable {
                 }
                 outcome = (.failed, "the provider could not be reached before the approval expired: \(cause)")
             } catch AnswerFailure.rejected(let cause) {
-                outcome = (.failed, cause)
+                // A provider that already took an answer whose reply was lost refuses the same answer again.
+                outcome = (.failed, sentBefore ? cause + "; an earlier attempt may have reached \(approval.provider.displayName) before its reply was lost: if the sign-in did not go through, start it again" : cause)
             } catch {
                 outcome = (.failed, "\(error)")
             }
             break
         }
-        return await finish(approval, state: outcome.0, error: outcome.1)
+        return await finish(approval, state: outcome.0, error: outcome.1, reply: reply)
     }
 
-    private func finish(_ approval: Approval, state: ApprovalState, error: String?) async -> Approval {
+    private func finish(_ approval: Approval, state: ApprovalState, error: String?, reply: AnswerReply = .nothing)
+        async -> Approval {
+        var resolution = approval.resolution
+        if reply != .nothing {
+            resolution?.displayCode = reply.displayCode
+            resolution?.displayMessage = reply.displayMessage
+        }
         do {
-            let final = try await store.transition(approval.id, to: state, error: error)
+            let final = try await store.transition(approval.id, to: state, resolution: resolution, error: error)
             var metadata: Logger.Metadata = [
                 "message_id": "\(LogMessageID.approvalAnswered)", "approval_id": "\(approval.id)",
                 "account_id": "\(approval.accountId)", "provider": "\(approval.provider.rawValue)",

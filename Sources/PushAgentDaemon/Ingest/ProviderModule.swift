@@ -13,8 +13,9 @@ protocol ProviderModule: Sendable {
     /// Registers this device with the provider for the account the URI describes.
     func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount
 
-    /// Sends the user's answer to the provider.
+    /// Sends the user's answer to the provider; returns what the provider's reply asks the user to do next.
     func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
+        -> AnswerReply
 
     /// Why the account's offline TOTP code must not be shown now (PlusAuth's device binding), or nil.
     func codeRefusal(for account: StoredAccount) async throws -> String?
@@ -33,6 +34,15 @@ extension ProviderModule {
         -> PushTokenUpdate {
         .impossible("\(provider.displayName) has no call to change a device's push token: remove the account (`pushctl remove \(account.account.id)`) and enroll it again")
     }
+}
+
+/// What a provider's reply to an answer asks of the user: privacyIDEA's code-to-phone code to type into the
+/// sign-in screen. Most replies ask nothing.
+struct AnswerReply: Sendable, Equatable {
+    var displayCode: String?
+    var displayMessage: String?
+
+    static let nothing = AnswerReply()
 }
 
 enum PushTokenUpdate: Sendable {

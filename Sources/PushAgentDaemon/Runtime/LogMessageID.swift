@@ -7,5 +7,6 @@ enum LogMessageID {
     static let relayStateChanged = "df705e7d3707476c9f07c10a96c0a1b7"
     static let tokenChanged = "c620b28cc6c24a7991c2ae4233ae267d"
     static let providerTokenUpdate = "5cc54471e3b6476f8d7a450e9401932f"
+    static let stepUpWithdrawn = "9d0c2f3e8b7a4e51a6f4c2d1e0b9a877"
     static let configReloaded = "bb4c5f711e4d4011bfb91f7b1768895b"
 }

@@ -1,5 +1,6 @@
 import ControlAPI
 import Foundation
+import PushAgentCore
 import PushAgentStore
 
 extension StepUpCaller {
@@ -8,8 +9,8 @@ extension StepUpCaller {
     init(_ peer: Peer) {
         let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer.pid)/exe")
         let program = executable.map { ($0 as NSString).lastPathComponent } ?? peer.command ?? "pid \(peer.pid)"
-        self.init(uid: peer.uid, pid: peer.pid, program: StepUpText.displayable(program),
-                  executable: executable.map(StepUpText.displayable))
+        self.init(uid: peer.uid, pid: peer.pid, program: DisplayText.sanitized(program),
+                  executable: executable.map(DisplayText.sanitized))
     }
 
     /// "alice (uid 1000)", or the bare uid when it has no passwd entry.

@@ -26,7 +26,7 @@ extension StepUpService {
             stored.approval.id, reason: "withdrawn by \(details.caller.program): nobody waits for the answer any more")
         try await store.audit(event: "stepup_withdraw", peer: peer, subject: approval.id, detail: nil)
         logger.notice("step-up \(approval.id) withdrawn by \(details.caller.program) (pid \(peer.pid), uid \(peer.uid))", metadata: [
-            "message_id": "\(LogMessageID.approvalAnswered)", "approval_id": "\(approval.id)",
+            "message_id": "\(LogMessageID.stepUpWithdrawn)", "approval_id": "\(approval.id)",
             "provider": "\(Provider.local.rawValue)", "peer_uid": "\(peer.uid)", "peer_pid": "\(peer.pid)"])
         await events.publish(ControlEvent(type: .approvalUpdated, approval: approval))
         return StepUp(approval: approval, details: details)

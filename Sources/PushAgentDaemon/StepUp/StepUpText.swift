@@ -1,5 +1,6 @@
 import ControlAPI
 import Foundation
+import PushAgentCore
 
 /// Text a local program puts in front of the user. Control characters (terminal escape sequences could rewrite what
 /// `pushctl list` shows) and bidirectional controls (could reverse what the user reads) are refused in what the
@@ -10,20 +11,10 @@ enum StepUpText {
         guard trimmed.count <= limit else {
             throw ControlError(.invalidArgument, "\(field) has \(trimmed.count) characters; at most \(limit) are shown")
         }
-        if let bad = trimmed.unicodeScalars.first(where: isUnsafe) {
+        if let bad = trimmed.unicodeScalars.first(where: DisplayText.isUnsafe) {
             let code = String(bad.value, radix: 16, uppercase: true)
             throw ControlError(.invalidArgument, "\(field) contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code); send plain text")
         }
         return trimmed
-    }
-
-    static func displayable(_ text: String) -> String {
-        var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: text.unicodeScalars.map { isUnsafe($0) ? "?" : $0 })
-        return String(scalars)
-    }
-
-    private static func isUnsafe(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.properties.generalCategory == .control || scalar.properties.isBidiControl
     }
 }

@@ -22,9 +22,11 @@ public struct PushAgentFlow: StepUpFlow {
     public func token(for challenge: StepUpChallenge) async throws -> StepUpToken {
         let answer: StepUpAnswer = challenge.credential == .oneTimeCode ? .totp : .receipt
         if answer == .totp, totpAccount == nil { throw PushAgentFlowError.noTOTPAccount(challenge) }
-        let asked = try await client.requestStepUp(StepUpRequest(
+        let request = StepUpRequest(
             answer: answer, account: answer == .totp ? totpAccount : nil, businessNumber: challenge.businessNumber,
-            reason: challenge.reason, audience: challenge.origin, ttlSeconds: ttlSeconds))
+            reason: challenge.reason, audience: challenge.origin, ttlSeconds: ttlSeconds)
+        // Not cancelled with the flow: a request the daemon stored must be answered here, to be withdrawn.
+        let asked = try await Task { [client] in try await client.requestStepUp(request) }.value
         var current = asked
         while !current.approval.state.isFinal {
             do {

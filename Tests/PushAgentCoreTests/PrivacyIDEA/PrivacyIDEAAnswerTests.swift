@@ -110,4 +110,17 @@ import Testing
             try PrivacyIDEAPoll.confirmed(Data(#"{"result": {"status": true, "value": false}}"#.utf8), what: "answer")
         }
     }
+
+    /// protocols.md §4.4: in code-to-phone mode the accepted answer's reply carries the code for the sign-in screen
+    /// (pushtoken.py: `details["display_code"]`, `details["message"]`).
+    @Test func answerRepliesCarryTheCodeToPhone() throws {
+        let plain = #"{"result": {"status": true, "value": true}, "detail": {"message": "ok"}}"#
+        #expect(try PrivacyIDEAAnswer.reply(from: Data(plain.utf8)) == PrivacyIDEAAnswer.Reply())
+        let codeToPhone = #"{"result": {"status": true, "value": true}, "detail": {"display_code": "07", "message": "Enter the code to log in"}}"#
+        #expect(try PrivacyIDEAAnswer.reply(from: Data(codeToPhone.utf8))
+                == PrivacyIDEAAnswer.Reply(displayCode: "07", message: "Enter the code to log in"))
+        expectError("answer: privacyIDEA did not accept it (result.value is false)") {
+            try PrivacyIDEAAnswer.reply(from: Data(#"{"result": {"status": true, "value": false}, "detail": {"display_code": "07"}}"#.utf8))
+        }
+    }
 }

@@ -23,6 +23,34 @@ public enum PrivacyIDEAAnswer {
         }
     }
 
+    /// In code-to-phone mode (policy `push_code_to_phone`, 3.13+) an accepted answer's reply carries a code the user
+    /// types into the sign-in screen, and the text to show above it (protocols.md §4.4).
+    public struct Reply: Equatable, Sendable {
+        public var displayCode: String?
+        public var message: String?
+
+        public init(displayCode: String? = nil, message: String? = nil) {
+            self.displayCode = displayCode
+            self.message = message
+        }
+    }
+
+    /// The reply to an answer: refused unless `result.value` is true; then what it asks the user to do, if anything.
+    public static func reply(from body: Data) throws(PrivacyIDEAReplyError) -> Reply {
+        try PrivacyIDEAPoll.confirmed(body, what: "answer")
+        struct Body: Decodable {
+            struct Detail: Decodable {
+                var displayCode: String?
+                var message: String?
+                enum CodingKeys: String, CodingKey { case displayCode = "display_code", message }
+            }
+            var detail: Detail?
+        }
+        let detail = (try? JSONDecoder().decode(Body.self, from: body))?.detail
+        guard let code = detail?.displayCode, !code.isEmpty else { return Reply() }
+        return Reply(displayCode: code, message: detail?.message)
+    }
+
     /// The decline reason privacyIDEA (3.14+) records for "I did not start this sign-in".
     public static let fraudReason = "unknown_trigger"
 

@@ -59,7 +59,8 @@ struct ForgeRockModule: ProviderModule {
         return .updated(credentials: account.credentials)
     }
 
-    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure) {
+    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
+        -> AnswerReply {
         let request: OutboundRequest
         do {
             let notification = try JSONDecoder().decode(ForgeRockNotification.self, from: approval.answerContext)
@@ -69,5 +70,6 @@ struct ForgeRockModule: ProviderModule {
             throw .rejected("cannot build the ForgeRock answer: \(error)")
         }
         _ = try await http.send(request)
+        return .nothing
     }
 }

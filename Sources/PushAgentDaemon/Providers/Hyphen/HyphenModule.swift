@@ -41,7 +41,8 @@ struct HyphenModule: ProviderModule {
                                credentials: try JSONEncoder().encode(HyphenCredentials(uri: parsed, deviceKey: key)))
     }
 
-    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure) {
+    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
+        -> AnswerReply {
         let credentials: HyphenCredentials
         let context: HyphenApprovalContext
         do {
@@ -62,5 +63,6 @@ struct HyphenModule: ProviderModule {
             try await HyphenApprover(store: store, http: http, logger: logger)
                 .approve(approval.approval, credentials: credentials, session: session)
         }
+        return .nothing
     }
 }

@@ -84,7 +84,8 @@ struct PlusAuthModule: ProviderModule {
                                credentials: try JSONEncoder().encode(credentials), totp: parsed.totp)
     }
 
-    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure) {
+    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
+        -> AnswerReply {
         let requests: [OutboundRequest]
         do {
             let challenge = try PlusAuthChallenge(answerContext: approval.answerContext)
@@ -103,10 +104,11 @@ struct PlusAuthModule: ProviderModule {
         for (index, request) in requests.enumerated() {
             let isLast = index == requests.count - 1
             let response = try await http.send(request, passing: isLast ? [] : PlusAuthAnswer.fallbackStatuses)
-            if (200..<300).contains(response.status) { return }
+            if (200..<300).contains(response.status) { return .nothing }
             logger.notice("the resolve URL answered HTTP \(response.status); trying \(URL(string: requests[index + 1].url)?.path ?? "the fallback")",
                           metadata: ["approval_id": "\(approval.approval.id)", "provider": "plusauth"])
         }
+        return .nothing
     }
 
     func codeRefusal(for account: StoredAccount) async throws -> String? {

@@ -54,7 +54,8 @@ struct PrivacyIDEAModule: ProviderModule {
                                credentials: try JSONEncoder().encode(credentials), totp: nil)
     }
 
-    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure) {
+    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
+        -> AnswerReply {
         let request: OutboundRequest
         do {
             let challenge = try PrivacyIDEAChallenge(answerContext: approval.answerContext)
@@ -64,8 +65,12 @@ struct PrivacyIDEAModule: ProviderModule {
             throw .rejected("cannot build the privacyIDEA answer: \(error)")
         }
         let response = try await http.send(request)
-        do { try PrivacyIDEAPoll.confirmed(response.body, what: "answer") }
-        catch { throw .rejected("\(error) (the challenge may have expired or been answered elsewhere)") }
+        do {
+            let reply = try PrivacyIDEAAnswer.reply(from: response.body)
+            return AnswerReply(displayCode: reply.displayCode, displayMessage: reply.message)
+        } catch {
+            throw .rejected("\(error) (the challenge may have expired or been answered elsewhere)")
+        }
     }
 
     /// The signed `new_fb_token` update; a poll-only token has no push token, so there is nothing to tell.
