@@ -9,7 +9,14 @@ public func makeRelayApplication(
     logger: Logger,
     onListening: @escaping @Sendable (ListenAddress) async -> Void = { _ in }
 ) throws -> some ApplicationProtocol {
-    let store = try RelayStore(directory: config.stateDirectory)
+    let store = try RelayStore(directory: config.stateDirectory, maximumQueuedPerDevice: config.maximumQueuedPerDevice)
+    let revoked = try store.revokeAccessTokens(except: config.serviceAccountKeys.map { ($0.keyID, $0.project) })
+    if revoked > 0 {
+        logger.notice("revoked \(revoked) access token(s) issued under service-account keys no longer configured")
+    }
+    if config.registrationKey == nil, !["127.0.0.1", "::1", "localhost"].contains(config.listen.host) {
+        logger.warning("anyone who can reach \(config.listen) may register devices: set registration_key (--registration-key) unless a proxy in front restricts POST /v1/devices")
+    }
     let waiters = PollWaiters()
     let metrics = RelayMetrics()
     let router = Router()
@@ -37,6 +44,8 @@ public func makeRelayApplication(
     let listen = config.listen
     return Application(
         router: router,
+        // Closes connections idle between requests (or stalled in a request head), not a waiting long-poll.
+        server: .http1(configuration: .init(idleTimeout: .seconds(75))),
         configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "pushrelay"),
         onServerRunning: { channel in
             await onListening(ListenAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port))

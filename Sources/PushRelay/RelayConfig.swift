@@ -76,15 +76,22 @@ public struct RelayConfig: Sendable {
     public var serviceAccountKeys: [ServiceAccountKey]
     /// The relay's URL as senders reach it (behind a TLS proxy, say); `<publicURL>/token` is then an accepted `aud`.
     public var publicURL: String?
+    /// Undelivered messages one device may have; one more is refused with `QUOTA_EXCEEDED`. MFA pushes are few, so a
+    /// full queue means a device that stopped polling or a sender gone wrong; the bound keeps either off the disk.
+    public var maximumQueuedPerDevice: Int
+
+    public static let defaultMaximumQueuedPerDevice = 1000
 
     public init(listen: ListenAddress, stateDirectory: String, senderKeys: [SenderKey] = [], registrationKey: String? = nil,
-                serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil) {
+                serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil,
+                maximumQueuedPerDevice: Int = defaultMaximumQueuedPerDevice) {
         self.listen = listen
         self.stateDirectory = stateDirectory
         self.senderKeys = senderKeys
         self.registrationKey = registrationKey
         self.serviceAccountKeys = serviceAccountKeys
         self.publicURL = publicURL
+        self.maximumQueuedPerDevice = maximumQueuedPerDevice
     }
 
     /// Flags win over the file. Sender keys and service accounts are overridden per project: a project named by

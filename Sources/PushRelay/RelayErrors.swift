@@ -33,6 +33,11 @@ struct FCMError: Error, Equatable {
     static let unregistered = Self(
         httpStatus: 404, status: "NOT_FOUND", message: "Requested entity was not found.", errorCode: "UNREGISTERED")
 
+    /// FCM's answer when a device has too many messages waiting (`QUOTA_EXCEEDED`, retry later).
+    static func quotaExceeded(_ message: String) -> Self {
+        .init(httpStatus: 429, status: "RESOURCE_EXHAUSTED", message: message, errorCode: "QUOTA_EXCEEDED")
+    }
+
     static func unauthenticated(_ message: String) -> Self {
         .init(httpStatus: 401, status: "UNAUTHENTICATED", message: message, errorCode: nil)
     }

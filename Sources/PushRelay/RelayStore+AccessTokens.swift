@@ -42,6 +42,23 @@ extension RelayStore {
         }
     }
 
+    /// At start: tokens issued under a key (or for a project) the configuration no longer registers stop working
+    /// now, not at their expiry, so removing a leaked key from the config and restarting revokes it. Returns how many.
+    func revokeAccessTokens(except registered: [(keyID: String, project: String)]) throws -> Int {
+        try pool.write { db in
+            try db.execute(sql: "CREATE TEMP TABLE registered_key (key_id TEXT NOT NULL, project TEXT NOT NULL)")
+            defer { try? db.execute(sql: "DROP TABLE temp.registered_key") }
+            for key in registered {
+                try db.execute(sql: "INSERT INTO registered_key VALUES (?, ?)", arguments: [key.keyID, key.project])
+            }
+            try db.execute(sql: """
+                DELETE FROM access_token WHERE NOT EXISTS (SELECT 1 FROM registered_key r
+                    WHERE r.key_id = access_token.key_id AND r.project = access_token.project)
+                """)
+            return db.changesCount
+        }
+    }
+
     static func deleteExpiredAccessTokens(_ db: Database, now: Int64) throws {
         try db.execute(sql: "DELETE FROM access_token WHERE expires_at <= ?", arguments: [now])
     }

@@ -55,6 +55,11 @@ struct StoredDevice: Sendable {
     var secretDigest: [UInt8]
 }
 
+/// The device has `limit` undelivered messages: it is not polling, and its queue must not grow without bound.
+struct DeviceQueueFull: Error {
+    var limit: Int
+}
+
 struct EnqueueResult: Sendable {
     var message: RelayMessage
     /// Older undelivered messages with the same collapse key that this one replaced.
@@ -72,8 +77,11 @@ struct PollResult: Sendable {
 /// delivery survives a restart.
 final class RelayStore: Sendable {
     let pool: DatabasePool
+    /// Undelivered messages one device may have (`RelayConfig.maximumQueuedPerDevice`).
+    let maximumQueuedPerDevice: Int
 
-    init(directory: String) throws {
+    init(directory: String, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice) throws {
+        self.maximumQueuedPerDevice = maximumQueuedPerDevice
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -165,7 +173,8 @@ final class RelayStore: Sendable {
         try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM device") ?? 0 }
     }
 
-    /// Returns nil when the device no longer exists (deleted between the token lookup and now).
+    /// Returns nil when the device no longer exists (deleted between the token lookup and now); throws
+    /// `DeviceQueueFull` (and changes nothing) when its queue is full.
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
         let data = try String(decoding: JSONEncoder().encode(outgoing.data), as: UTF8.self)
         let notification = try outgoing.notification.map { try String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
@@ -179,6 +188,8 @@ final class RelayStore: Sendable {
                 try db.execute(sql: "DELETE FROM message WHERE device_id = ? AND collapse_key = ?", arguments: [deviceID, key])
                 collapsed = db.changesCount
             }
+            let queued = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM message WHERE device_id = ?", arguments: [deviceID]) ?? 0
+            guard queued < maximumQueuedPerDevice else { throw DeviceQueueFull(limit: maximumQueuedPerDevice) }
             var message = RelayMessage(
                 seq: 0, id: Identifiers.messageID(), data: outgoing.data, notification: outgoing.notification,
                 priority: outgoing.priority, sentAt: now, expiresAt: now + outgoing.ttlMilliseconds)

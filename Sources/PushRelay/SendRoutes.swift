@@ -55,9 +55,13 @@ struct SendRoutes: Sendable {
             }
             outgoing.ttlMilliseconds = Self.zeroTTLDeliveryWindowMilliseconds
         }
-        guard let result = try await store.enqueue(outgoing, deviceID: deviceID, now: nowMilliseconds()) else {
-            throw FCMError.unregistered
+        let enqueued: EnqueueResult?
+        do {
+            enqueued = try await store.enqueue(outgoing, deviceID: deviceID, now: nowMilliseconds())
+        } catch let full as DeviceQueueFull {
+            throw FCMError.quotaExceeded("The device has \(full.limit) undelivered messages, the most the relay keeps; it is not polling. Retry later, or send with a collapse_key or a shorter ttl.")
         }
+        guard let result = enqueued else { throw FCMError.unregistered }
         await waiters.notify(deviceID: deviceID)
         metrics.add(.sent)
         metrics.add(.collapsed, result.collapsed)

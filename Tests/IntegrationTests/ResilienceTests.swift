@@ -95,7 +95,9 @@ struct ResilienceTests {
 
     @Test func daemonRecoversWhenTheRelayComesUpLater() async throws {
         try await Cluster.run(startRelay: false) { cluster in
-            try await cluster.startDaemon(waitForRelay: false)
+            // Backoffs of 3–6 s, so that the status read below still finds the daemon waiting, not already retrying.
+            try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_BACKOFF_INITIAL_SECONDS": "6",
+                                                             "PUSHAGENT_BACKOFF_MAX_SECONDS": "6"], waitForRelay: false)
             try await eventually("status shows the backoff") {
                 let relay = try await cluster.client.status().relay
                 return relay.state == .backoff && relay.lastError != nil && relay.nextTryAt != nil

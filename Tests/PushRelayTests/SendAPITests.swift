@@ -38,6 +38,25 @@ struct SendAPITests {
         }
     }
 
+    @Test func aDeviceThatDoesNotPollHasABoundedQueue() async throws {
+        try await withRelay(maximumQueuedPerDevice: 3) { relay in
+            let device = try await relay.register()
+            for n in 1...3 {
+                #expect(try await relay.send(to: device, ["data": ["n": "\(n)"], "android": ["collapse_key": "c\(n)"]]).status == 200)
+            }
+            let full = try await relay.send(to: device, ["data": ["n": "4"]])
+            #expect(full.status == 429, "\(full.text)")
+            #expect(try fcmErrorCode(full) == "QUOTA_EXCEEDED")
+            #expect(try errorObject(full)["status"] as? String == "RESOURCE_EXHAUSTED")
+            #expect(try await relay.send(to: device, ["data": ["n": "3b"], "android": ["collapse_key": "c3"]]).status == 200,
+                    "a message that replaces one fits")
+            let delivered = try await relay.poll(device).messages
+            #expect(delivered.map { $0.data["n"] } == ["1", "2", "3b"], "the refused message changed nothing")
+            _ = try await relay.poll(device, query: "after=\(try #require(delivered.last).seq)")
+            #expect(try await relay.send(to: device, ["data": ["n": "5"]]).status == 200, "polling empties the queue")
+        }
+    }
+
     @Test func payloadIsLimitedTo4096Bytes() async throws {
         try await withRelay { relay in
             let device = try await relay.register()

@@ -29,6 +29,27 @@ struct TokenEndpointTests {
         }
     }
 
+    @Test func aKeyRemovedFromTheConfigurationLosesItsTokensAtRestart() async throws {
+        let directory = try makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var relay = try await TestRelay.start(stateDirectory: directory, serviceAccountKeys: [account.registration()])
+        let device = try await relay.register()
+        let token = try await relay.accessToken()
+        #expect(try await relay.send(to: device, key: token).status == 200)
+        try await relay.stop()
+
+        relay = try await TestRelay.start(stateDirectory: directory, serviceAccountKeys: [account.registration()])
+        #expect(try await relay.send(to: device, key: token).status == 200, "a configured key's token outlives a restart")
+        try await relay.stop()
+
+        relay = try await TestRelay.start(stateDirectory: directory)
+        #expect(try await relay.send(to: device, key: token).status == 401, "its key is gone: so is the token")
+        try await relay.stop()
+        relay = try await TestRelay.start(stateDirectory: directory, serviceAccountKeys: [account.registration()])
+        #expect(try await relay.send(to: device, key: token).status == 401, "putting the key back does not revive it")
+        try await relay.stop()
+    }
+
     /// google-auth names Google's token URL; other clients name the URL they post to, however it is spelled.
     @Test func acceptedAudiences() async throws {
         try await withRelay(serviceAccountKeys: [account.registration()]) { relay in

@@ -22,11 +22,13 @@ final class TestRelay: Sendable {
     }
 
     static func start(stateDirectory: String, registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [],
-                      publicURL: String? = nil) async throws -> TestRelay {
+                      publicURL: String? = nil,
+                      maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice) async throws -> TestRelay {
         let config = RelayConfig(
             listen: ListenAddress(host: "127.0.0.1", port: 0), stateDirectory: stateDirectory,
             senderKeys: [SenderKey(project: testProject, key: testSenderKey), SenderKey(project: otherProject, key: otherSenderKey)],
-            registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL)
+            registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
+            maximumQueuedPerDevice: maximumQueuedPerDevice)
         let (addresses, continuation) = AsyncStream<ListenAddress>.makeStream()
         let server = try RelayServer(config: config) { continuation.yield($0) }
         let running = Task {
@@ -97,11 +99,13 @@ final class TestRelay: Sendable {
 
 /// Starts a relay on a fresh state directory, runs `body`, and always stops the relay and removes the directory.
 func withRelay<T>(registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil,
+                  maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
                   _ body: (TestRelay) async throws -> T) async throws -> T {
     let directory = try makeStateDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
     let relay = try await TestRelay.start(
-        stateDirectory: directory, registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL)
+        stateDirectory: directory, registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
+        maximumQueuedPerDevice: maximumQueuedPerDevice)
     do {
         let result = try await body(relay)
         try await relay.stop()
