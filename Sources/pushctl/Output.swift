@@ -6,7 +6,8 @@ import PushAgentCore
 /// How pushctl prints: short tables and paragraphs for people, the API's JSON with --json.
 enum Output {
     static func error(_ message: String) {
-        FileHandle.standardError.write(Data("pushctl: \(message)\n".utf8))
+        // Messages carry the daemon's and providers' words (an approval's error, say).
+        FileHandle.standardError.write(Data("pushctl: \(DisplayText.sanitized(message, keepingLineFeeds: true))\n".utf8))
     }
 
     static func exitCode(for error: ControlClientError) -> Int32 {
@@ -29,7 +30,7 @@ enum Output {
 
     /// Cells are sanitized: most come from providers' pushes and programs' requests (DisplayText).
     static func table(_ header: [String], _ rows: [[String]]) {
-        let rows = rows.map { $0.map(DisplayText.sanitized) }
+        let rows = rows.map { $0.map { DisplayText.sanitized($0) } }
         let widths = header.indices.map { column in ([header] + rows).map { $0[column].count }.max() ?? 0 }
         for row in [header] + rows {
             print(row.enumerated().map { index, cell in
@@ -69,6 +70,6 @@ enum Output {
             lines.append(how)
         }
         if let error = approval.error { lines.append("  error: \(error)") }
-        return lines.map(DisplayText.sanitized).joined(separator: "\n")
+        return lines.map { DisplayText.sanitized($0) }.joined(separator: "\n")
     }
 }

@@ -43,6 +43,6 @@ struct Watch: AsyncParsableCommand {
         } else {
             what = ""
         }
-        return "\(time) \(event.type.rawValue) \(what)"
+        return DisplayText.sanitized("\(time) \(event.type.rawValue) \(what)")
     }
 }

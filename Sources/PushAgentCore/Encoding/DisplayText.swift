@@ -6,11 +6,12 @@ public enum DisplayText {
         scalar.properties.generalCategory == .control || scalar.properties.isBidiControl
     }
 
-    /// `text` with each unsafe character replaced by `?`.
-    public static func sanitized(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isUnsafe) else { return text }
+    /// `text` with each unsafe character replaced by `?`; line feeds kept when the text may span lines.
+    public static func sanitized(_ text: String, keepingLineFeeds: Bool = false) -> String {
+        let unsafe = { (scalar: Unicode.Scalar) in isUnsafe(scalar) && !(keepingLineFeeds && scalar == "\n") }
+        guard text.unicodeScalars.contains(where: unsafe) else { return text }
         var scalars = String.UnicodeScalarView()
-        scalars.append(contentsOf: text.unicodeScalars.map { isUnsafe($0) ? "?" : $0 })
+        scalars.append(contentsOf: text.unicodeScalars.map { unsafe($0) ? "?" : $0 })
         return String(scalars)
     }
 }

@@ -10,7 +10,7 @@ extension StepUpCaller {
         let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(peer.pid)/exe")
         let program = executable.map { ($0 as NSString).lastPathComponent } ?? peer.command ?? "pid \(peer.pid)"
         self.init(uid: peer.uid, pid: peer.pid, program: DisplayText.sanitized(program),
-                  executable: executable.map(DisplayText.sanitized))
+                  executable: executable.map { DisplayText.sanitized($0) })
     }
 
     /// "alice (uid 1000)", or the bare uid when it has no passwd entry.
