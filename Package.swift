@@ -145,7 +145,7 @@ let package = Package(
         .target(name: "HTTPTestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
                 path: "Tests/HTTPTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlHTTPTests", dependencies: [
-            "CurlHTTP", "HTTPTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+            "ClusterHarness", "CurlHTTP", "HTTPTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushRelayTests", dependencies: [
             "PushRelay", "CurlHTTP", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "GRDB", package: "GRDB.swift"),

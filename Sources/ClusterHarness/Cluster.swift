@@ -87,21 +87,37 @@ public final class Cluster: @unchecked Sendable {
         try CommandResult.run(Binaries.path("pushctl"), ["--socket", socketPath] + arguments, asUID: uid)
     }
 
-    static func freePort() throws -> Int {
+    /// A port free now (another process may take it before it is used).
+    static func freePort() throws -> Int { try ReservedLoopbackPort().port }
+}
+
+/// A loopback TCP port bound but never listening: connections to it are refused, and no other socket can take it
+/// while this object lives.
+public final class ReservedLoopbackPort: Sendable {
+    public let port: Int
+    private let fd: Int32
+
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(fd) }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
+        let bound = fd >= 0 && withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
                 bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
             }
         }
-        guard bound else { throw HarnessError("cannot reserve a port: \(String(cString: strerror(errno)))") }
-        return Int(UInt16(bigEndian: address.sin_port))
+        guard bound else {
+            let reason = String(cString: strerror(errno))
+            if fd >= 0 { close(fd) }
+            throw HarnessError("cannot reserve a port: \(reason)")
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
     }
+
+    deinit { close(fd) }
 }
 
 /// Polls `condition` until it holds or the timeout passes.

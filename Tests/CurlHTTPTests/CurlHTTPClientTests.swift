@@ -1,3 +1,4 @@
+import ClusterHarness
 import CurlHTTP
 import Foundation
 import Testing
@@ -150,20 +151,12 @@ private func temporaryDirectory() throws -> URL {
     }
 }
 
-/// A loopback port that refuses connections: bound but never listening, and held until `body` returns, so no other
-/// test's server can take it meanwhile (a port merely freed can be).
+/// A loopback port that refuses connections, held until `body` returns, so no other test's server can take it
+/// meanwhile (a port merely freed can be).
 private func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -> T {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    address.sin_addr.s_addr = inet_addr("127.0.0.1")
-    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-    let bound = withUnsafeMutablePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-    }
-    try #require(fd >= 0 && bound, "cannot reserve a loopback port")
-    return try await body(Int(UInt16(bigEndian: address.sin_port)))
+    let reserved = try ReservedLoopbackPort()
+    defer { withExtendedLifetime(reserved) {} }
+    return try await body(reserved.port)
 }
 
 @Suite struct Failures {
