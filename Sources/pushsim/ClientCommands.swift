@@ -12,11 +12,7 @@ extension ForgeRockCommand {
         @Flag(help: "Also carry TOTP parameters (an mfauth://totp URI).") var totp = false
 
         func run() async throws {
-            do {
-                print(try await sim.client.enrollURI(.init(account: account, issuer: issuer, totp: totp)))
-            } catch {
-                throw error.commandFailure
-            }
+            print(try await sim.client.enrollURI(.init(account: account, issuer: issuer, totp: totp)))
         }
     }
 
@@ -39,12 +35,7 @@ extension ForgeRockCommand {
         }
 
         func run() async throws {
-            let push: SimAdminAPI.PushResponse
-            do {
-                push = try await sim.client.push(.init(account: account, type: type.rawValue, ttl: ttl, message: message))
-            } catch {
-                throw error.commandFailure
-            }
+            let push = try await sim.client.push(.init(account: account, type: type.rawValue, ttl: ttl, message: message))
             print("message id: \(push.messageId)")
             print("account: \(push.account)")
             if let numbers = push.numbers { print("numbers: \(numbers.joined(separator: ", "))") }
@@ -59,12 +50,7 @@ extension ForgeRockCommand {
         @OptionGroup var cursor: AnswerCursor
 
         func run() async throws {
-            let answers: [SimAdminAPI.Answer]
-            do {
-                answers = try await sim.client.answers(after: cursor.after, wait: cursor.wait)
-            } catch {
-                throw error.commandFailure
-            }
+            let answers = try await sim.client.answers(after: cursor.after, wait: cursor.wait)
             if answers.isEmpty { return print("no answers yet") }
             for answer in answers {
                 let number = answer.number.map { " number \($0)" } ?? ""

@@ -25,15 +25,11 @@ struct HyphenCommand: AsyncParsableCommand {
         var existingDevice = false
 
         func run() async throws {
-            do {
-                let user = try await sim.client.hyphenUser(.init(email: email, existingDevice: existingDevice))
-                print("uri: \(user.uri)")
-                print("credential: \(user.credential)")
-                print("email: \(user.email)")
-                if let address = user.address { print("address: \(address)") }
-            } catch {
-                throw error.commandFailure
-            }
+            let user = try await sim.client.hyphenUser(.init(email: email, existingDevice: existingDevice))
+            print("uri: \(user.uri)")
+            print("credential: \(user.credential)")
+            print("email: \(user.email)")
+            if let address = user.address { print("address: \(address)") }
         }
     }
 
@@ -46,13 +42,9 @@ struct HyphenCommand: AsyncParsableCommand {
         var expiresIn: Int?
 
         func run() async throws {
-            do {
-                let sent = try await sim.client.hyphenPush(.init(email: email, expiresIn: expiresIn))
-                print("2fa request: \(sent.id)")
-                print("email: \(sent.email)")
-            } catch {
-                throw error.commandFailure
-            }
+            let sent = try await sim.client.hyphenPush(.init(email: email, expiresIn: expiresIn))
+            print("2fa request: \(sent.id)")
+            print("email: \(sent.email)")
         }
     }
 
@@ -79,14 +71,10 @@ struct HyphenCommand: AsyncParsableCommand {
         @OptionGroup var sim: SimOption
 
         func run() async throws {
-            do {
-                let requests = try await sim.client.hyphenRequests()
-                if requests.isEmpty { return print("no requests") }
-                for request in requests {
-                    print("\(request.id) \(request.email) \(request.direction) \(request.status)\(request.txId.map { " tx \($0)" } ?? "")")
-                }
-            } catch {
-                throw error.commandFailure
+            let requests = try await sim.client.hyphenRequests()
+            if requests.isEmpty { return print("no requests") }
+            for request in requests {
+                print("\(request.id) \(request.email) \(request.direction) \(request.status)\(request.txId.map { " tx \($0)" } ?? "")")
             }
         }
     }
@@ -97,25 +85,17 @@ struct HyphenCommand: AsyncParsableCommand {
         @OptionGroup var cursor: AnswerCursor
 
         func run() async throws {
-            do {
-                let answers = try await sim.client.hyphenAnswers(after: cursor.after, wait: cursor.wait)
-                if answers.isEmpty { return print("no answers yet") }
-                for answer in answers {
-                    let verified = answer.verified ? "verified" : "NOT verified"
-                    print("#\(answer.seq) \(answer.id) \(answer.email ?? "-") \(answer.outcome.rawValue)\(answer.txId.map { " tx \($0)" } ?? "") (\(verified))\(answer.error.map { ": \($0)" } ?? "")")
-                }
-            } catch {
-                throw error.commandFailure
+            let answers = try await sim.client.hyphenAnswers(after: cursor.after, wait: cursor.wait)
+            if answers.isEmpty { return print("no answers yet") }
+            for answer in answers {
+                let verified = answer.verified ? "verified" : "NOT verified"
+                print("#\(answer.seq) \(answer.id) \(answer.email ?? "-") \(answer.outcome.rawValue)\(answer.txId.map { " tx \($0)" } ?? "") (\(verified))\(answer.error.map { ": \($0)" } ?? "")")
             }
         }
     }
 }
 
 private func decide(_ sim: SimOption, _ id: String, approve: Bool, push: Bool) async throws {
-    do {
-        let request = try await sim.client.hyphenDecide(id, approve: approve, push: push)
-        print("\(request.id) \(request.status)\(request.txId.map { " tx \($0)" } ?? "")")
-    } catch {
-        throw error.commandFailure
-    }
+    let request = try await sim.client.hyphenDecide(id, approve: approve, push: push)
+    print("\(request.id) \(request.status)\(request.txId.map { " tx \($0)" } ?? "")")
 }

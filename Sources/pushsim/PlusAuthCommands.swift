@@ -30,12 +30,8 @@ struct PlusAuthCommand: AsyncParsableCommand {
         @Option(help: ArgumentHelp("TOTP period.", valueName: "seconds")) var period: Int?
 
         func run() async throws {
-            do {
-                print(try await sim.client.plusAuthEnrollURI(.init(account: account, issuer: issuer, algorithm: algorithm,
-                                                                   digits: digits, period: period)))
-            } catch {
-                throw error.commandFailure
-            }
+            print(try await sim.client.plusAuthEnrollURI(.init(account: account, issuer: issuer, algorithm: algorithm,
+                                                               digits: digits, period: period)))
         }
     }
 
@@ -62,14 +58,9 @@ struct PlusAuthCommand: AsyncParsableCommand {
         }
 
         func run() async throws {
-            let push: SimAdminAPI.PlusAuth.PushResponse
-            do {
-                push = try await sim.client.plusAuthPush(.init(
-                    account: account, type: type.rawValue, ttl: ttl, bindSim: bindSim, expired: expired,
-                    tampered: tampered, application: application, resolvePath: resolvePath))
-            } catch {
-                throw error.commandFailure
-            }
+            let push = try await sim.client.plusAuthPush(.init(
+                account: account, type: type.rawValue, ttl: ttl, bindSim: bindSim, expired: expired,
+                tampered: tampered, application: application, resolvePath: resolvePath))
             print("push id: \(push.pushId)")
             print("account: \(push.account)")
             if let values = push.values { print("values: \(values.joined(separator: ", "))") }
@@ -84,12 +75,7 @@ struct PlusAuthCommand: AsyncParsableCommand {
         @OptionGroup var cursor: AnswerCursor
 
         func run() async throws {
-            let answers: [SimAdminAPI.PlusAuth.Answer]
-            do {
-                answers = try await sim.client.plusAuthAnswers(after: cursor.after, wait: cursor.wait)
-            } catch {
-                throw error.commandFailure
-            }
+            let answers = try await sim.client.plusAuthAnswers(after: cursor.after, wait: cursor.wait)
             if answers.isEmpty { return print("no answers yet") }
             for answer in answers {
                 let value = answer.value.map { " value \($0)" } ?? ""

@@ -39,7 +39,3 @@ struct SimOption: ParsableArguments {
 
     var client: SimAdminClient { SimAdminClient(baseURL: sim) }
 }
-
-extension SimAdminClient.Failure {
-    var commandFailure: CommandFailure { CommandFailure(message: description) }
-}

@@ -149,7 +149,7 @@ final class PushTokenUpdater: Service, Sendable {
     }
 
     private func publishChange(of accountId: String) async {
-        guard let account = try? await store.accounts().first(where: { $0.id == accountId }) else { return }
+        guard let account = try? await store.account(matching: accountId).account else { return }
         await events.publish(ControlEvent(type: .accountChanged, account: account))
     }
 }
