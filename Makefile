@@ -34,7 +34,7 @@ DEB_FILE = .build/pushagent_$(VERSION)_$(DEB_ARCH).deb
 # none for the tests' debug package (fast to build and install), xz for a release package.
 DEB_COMPRESS ?= xz
 
-.PHONY: all deps build test test-systemd demo demo-check bench generated install install-files deb clean
+.PHONY: all deps build test test-systemd demo demo-check bench soak generated install install-files deb clean
 
 all: build
 
@@ -56,6 +56,7 @@ build: deps
 test: build
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	$(BIN)/pushsoak $(SOAK_SHORT)
 	scripts/demo.sh --auto
 	$(MAKE) test-systemd
 
@@ -70,6 +71,14 @@ demo: build
 bench: deps
 	$(SWIFT) build -c release
 	.build/release/pushbench --bin-dir .build/release
+
+# Thousands of pushes (ForgeRock and PlusAuth through pushsim) while pushagentd and pushrelay are SIGKILLed and a
+# fault proxy between them resets, truncates, delays and answers 5xx; fails on any lost or duplicated push or answer.
+# Sized by flags in SOAK_FLAGS or PUSHSOAK_* variables (`.build/debug/pushsoak --help`); `make test` runs SOAK_SHORT.
+SOAK_FLAGS ?=
+SOAK_SHORT ?= --pushes 400 --rate 8 --kill-interval 3
+soak: build
+	$(BIN)/pushsoak $(SOAK_FLAGS)
 
 # The programs, and from them the man pages (swift-argument-parser's generate-manual) and shell completions.
 generated: deps

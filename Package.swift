@@ -12,6 +12,7 @@ let package = Package(
         .executable(name: "pushrelay", targets: ["pushrelay"]),
         .executable(name: "pushsim", targets: ["pushsim"]),
         .executable(name: "pushbench", targets: ["pushbench"]),
+        .executable(name: "pushsoak", targets: ["pushsoak"]),
         // Step-up MFA for local programs (docs/stepup.md); the OpenAPI adapter apart, so plain users skip its packages.
         .library(name: "PushAgentKit", targets: ["PushAgentKit"]),
         .library(name: "PushAgentKitOpenAPI", targets: ["PushAgentKitOpenAPI"]),
@@ -126,6 +127,11 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushbench", dependencies: [
             "ClusterHarness", "ControlAPI", "CommandSupport",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ], swiftSettings: swiftSettings),
+        // `make soak`: relay and daemon SIGKILLed, a fault proxy between them; fails on a lost or doubled push.
+        .executableTarget(name: "pushsoak", dependencies: [
+            "ClusterHarness", "ControlAPI", "CommandSupport", "PushAgentCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         // Step-up examples: a client through the retrier, and a protected server that challenges it.

@@ -13,6 +13,8 @@ public final class Cluster: @unchecked Sendable {
     public private(set) var sim: ManagedProcess!
     public private(set) var simURL: String = ""
     public private(set) var daemon: ManagedProcess?
+    /// The relay URL pushagentd is started with: the relay's own when nil, else something in between (a fault proxy).
+    public var relayURLForDaemon: String?
     public var socketPath: String { directory + "/agent.sock" }
     public var stateDirectory: String { directory + "/agent" }
     public var client: ControlClient { ControlClient(socketPath: socketPath) }
@@ -50,7 +52,7 @@ public final class Cluster: @unchecked Sendable {
     public func startDaemon(extraEnvironment: [String: String] = [:], waitForRelay: Bool = true) async throws {
         let process = try ManagedProcess(
             name: "pushagentd", executable: Binaries.path("pushagentd"),
-            arguments: ["--state-dir", stateDirectory, "--socket", socketPath, "--relay", relayURL],
+            arguments: ["--state-dir", stateDirectory, "--socket", socketPath, "--relay", relayURLForDaemon ?? relayURL],
             environment: daemonEnvironment.merging(extraEnvironment) { $1 })
         daemon = process
         try await eventually("pushagentd answers on its socket", timeout: .seconds(20)) {
@@ -75,11 +77,12 @@ public final class Cluster: @unchecked Sendable {
         await cluster.stopAll()
     }
 
-    public func stopAll() async {
+    /// Stops the programs; `removeDirectory: false` keeps their state for a post-mortem.
+    public func stopAll(removeDirectory: Bool = true) async {
         await daemon?.stop()
         await sim?.stop()
         await relay?.stop()
-        try? FileManager.default.removeItem(atPath: directory)
+        if removeDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
 
     /// Runs pushctl against this cluster's daemon.

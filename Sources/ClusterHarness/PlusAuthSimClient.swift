@@ -43,8 +43,10 @@ public struct PlusAuthSimClient: Sendable {
     }
 
     public func push(type: String = "code", ttl: Int? = nil, bindSim: Bool = false, expired: Bool = false,
-                     tampered: Bool = false, resolvePath: String? = nil, pushId: String? = nil) async throws -> Push {
+                     tampered: Bool = false, resolvePath: String? = nil, pushId: String? = nil,
+                     application: String? = nil) async throws -> Push {
         var body: [String: Any] = ["type": type, "bind_sim": bindSim, "expired": expired, "tampered": tampered]
+        if let application { body["application"] = application }
         if let ttl { body["ttl"] = ttl }
         if let resolvePath { body["resolve_path"] = resolvePath }
         if let pushId { body["push_id"] = pushId }

@@ -1,0 +1,138 @@
+import ArgumentParser
+import ClusterHarness
+import ControlAPI
+import Foundation
+import Synchronization
+
+/// Pushes through the real relay and daemon while both are killed and the link between them misbehaves, then checks
+/// that nothing the relay accepted was lost or doubled, and that approved answers reached the provider once.
+struct PushSoak: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pushsoak",
+        abstract: "Soak pushrelay + pushagentd with SIGKILLs and a faulty link; fail on any lost or duplicated push.",
+        discussion: "Every option also comes from the environment (PUSHSOAK_PUSHES, PUSHSOAK_RATE, PUSHSOAK_DURATION, "
+            + "PUSHSOAK_KILL_INTERVAL, PUSHSOAK_FAULT_RATE, PUSHSOAK_APPROVE_SHARE, PUSHSOAK_SEED); flags win.")
+
+    @Option(help: "Directory with the built programs (default .build/debug).") var binDir: String?
+    @Option(help: "Pushes to send, alternating ForgeRock and PlusAuth.") var pushes = env("PUSHSOAK_PUSHES", 3000)
+    @Option(help: "Pushes per second.") var rate = env("PUSHSOAK_RATE", 20.0)
+    @Option(help: "Seconds the sending (and killing) may last at most; fewer pushes go out if it ends first.")
+    var duration = env("PUSHSOAK_DURATION", 300.0)
+    @Option(help: "Mean seconds between SIGKILLs (of the daemon or the relay).") var killInterval = env("PUSHSOAK_KILL_INTERVAL", 5.0)
+    @Option(help: "Share of kills aimed at the relay (0…1).") var relayKillShare = env("PUSHSOAK_RELAY_KILL_SHARE", 0.5)
+    @Option(help: "Share of daemon→relay requests the proxy faults (0…1).") var faultRate = env("PUSHSOAK_FAULT_RATE", 0.15)
+    @Option(help: "Share of pushes approved (0…1).") var approveShare = env("PUSHSOAK_APPROVE_SHARE", 0.1)
+    @Option(help: "Seed of the random plan (default: random, printed).") var seed = env("PUSHSOAK_SEED", UInt64.random(in: 1...UInt64.max))
+
+    func validate() throws {
+        guard pushes > 0, rate > 0, duration > 0, killInterval > 0 else {
+            throw ValidationError("--pushes, --rate, --duration and --kill-interval must be positive")
+        }
+        for (name, share) in [("--relay-kill-share", relayKillShare), ("--fault-rate", faultRate), ("--approve-share", approveShare)]
+        where !(0...1).contains(share) {
+            throw ValidationError("\(name) must be from 0 to 1, not \(share)")
+        }
+    }
+
+    func run() async throws {
+        if let binDir { setenv("PUSHAGENT_BIN_DIR", URL(fileURLWithPath: binDir).path, 1) }
+        // A peer hanging up on the proxy must not end the soak.
+        signal(SIGPIPE, SIG_IGN)
+        say("pushsoak: seed \(seed); \(pushes) pushes at \(rate)/s for at most \(Int(duration)) s; a SIGKILL every ~\(killInterval) s "
+            + "(\(Int(relayKillShare * 100)) % the relay); \(Int(faultRate * 100)) % of daemon→relay requests faulted; "
+            + "\(Int(approveShare * 100)) % approved")
+        let started = ContinuousClock.now
+        let snapshot = try ProgramSnapshot()
+        defer { snapshot.remove() }
+        let cluster = try await Cluster()
+        let verdict: SoakVerdict
+        do {
+            verdict = try await soak(cluster, started: started)
+        } catch {
+            await cluster.stopAll(removeDirectory: false)
+            say("pushsoak: state kept in \(cluster.directory)")
+            throw error
+        }
+        say("duration \(String(format: "%.1f", (ContinuousClock.now - started).seconds)) s")
+        await cluster.stopAll(removeDirectory: !verdict.failed)
+        if verdict.failed {
+            say("pushsoak: FAILED; the programs' state is kept in \(cluster.directory)")
+            throw ExitCode(1)
+        }
+    }
+
+    private func soak(_ cluster: Cluster, started: ContinuousClock.Instant) async throws -> SoakVerdict {
+        let random = SoakRandom(seed: seed)
+        guard let relayPort = URL(string: cluster.relayURL)?.port else { throw HarnessError("relay URL without a port: \(cluster.relayURL)") }
+        let proxy = try FaultProxy(upstreamPort: relayPort, random: random)
+        defer { proxy.close() }
+        cluster.relayURLForDaemon = proxy.url
+        try await cluster.startDaemon(extraEnvironment: ProcessKiller.daemonEnvironment)
+        let sim = SimClient(baseURL: cluster.simURL)
+        _ = try await cluster.client.enroll(uri: try await sim.enrollURI(account: "soak-forgerock"))
+        _ = try await cluster.client.enroll(uri: try await sim.plusAuth.enrollURI(account: "soak-plusauth"))
+
+        let ledger = PushLedger()
+        let sender = PushSender(sim: sim, ledger: ledger, random: random, total: pushes, rate: rate, sampleRate: approveShare)
+        let killer = ProcessKiller(cluster: cluster, random: random, meanInterval: killInterval, relayShare: relayKillShare)
+        let approver = Approver(client: cluster.client, ledger: ledger)
+        let sending = SendingFlag()
+        let deadline = started + .seconds(duration)
+
+        proxy.setFaultRate(faultRate)
+        let approving = Task { await approver.run() }
+        let progress = Task { await Self.reportProgress(ledger: ledger, kills: killer.kills) }
+        let sendingStarted = ContinuousClock.now
+        let sent: Int
+        do {
+            async let kills: Void = killer.run(until: deadline) { sending.isOn }
+            sent = await sender.run(until: deadline)
+            sending.turnOff()
+            try await kills
+        }
+        let sendingTime = ContinuousClock.now - sendingStarted
+        progress.cancel()
+        proxy.setFaultRate(0)
+        approving.cancel()
+        await approving.value
+        say("pushsoak: sending and killing done (\(sent) pushes in \(String(format: "%.1f", sendingTime.seconds)) s); settling")
+
+        let settle = Settling(cluster: cluster, ledger: ledger, approver: approver, killer: killer)
+        let outcome = try await settle.run()
+        let verdict = SoakVerdict(pushes: ledger.all, approvals: outcome.approvals, answers: outcome.answers)
+        SoakReport(ledger: ledger, proxy: proxy, kills: killer.kills, verdict: verdict, rejections: outcome.rejections,
+                   approveRefusals: approver.refusedApprovals, sendingTime: sendingTime).print()
+        return verdict
+    }
+}
+
+extension PushSoak {
+    /// A line every 20 s, so a long run shows it is alive.
+    static func reportProgress(ledger: PushLedger, kills: KillCounter) async {
+        while (try? await Task.sleep(for: .seconds(20))) != nil {
+            say("pushsoak: \(ledger.all.count) pushes sent (\(ledger.count(.accepted)) accepted), "
+                + "kills: daemon \(kills[.daemon]), relay \(kills[.relay])")
+        }
+    }
+}
+
+/// Tells the killer the senders are done, so it stops with them rather than at the deadline.
+private final class SendingFlag: Sendable {
+    private let value = Atomic<Bool>(true)
+    var isOn: Bool { value.load(ordering: .relaxed) }
+    func turnOff() { value.store(false, ordering: .relaxed) }
+}
+
+/// One line to standard output, unbuffered: progress reaches a CI log as it happens, in order.
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// An option's default from the environment, so `make soak` and CI can size a run without editing flags.
+private func env<T: LosslessStringConvertible>(_ name: String, _ fallback: T) -> T {
+    ProcessInfo.processInfo.environment[name].flatMap { T($0) } ?? fallback
+}
+
+extension Duration {
+    var seconds: Double { Double(components.seconds) + Double(components.attoseconds) / 1e18 }
+}

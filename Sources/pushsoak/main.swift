@@ -1,0 +1,3 @@
+import CommandSupport
+
+await CommandEntry.main(PushSoak.self, name: "pushsoak")
