@@ -32,17 +32,25 @@ public struct RelayStatus: Codable, Sendable, Equatable {
     public var nextTryAt: Date?
     public var lastError: String?
     public var lastContactAt: Date?
+    /// When the relay's sequence numbers last went backwards or jumped past what it ever gave out, so the agent
+    /// started over from the relay's queue (nothing is lost: what arrives again is recognized), and why.
+    public var resyncedAt: Date?
+    public var resyncReason: String?
 
-    public init(url: String, state: State, nextTryAt: Date? = nil, lastError: String? = nil, lastContactAt: Date? = nil) {
+    public init(url: String, state: State, nextTryAt: Date? = nil, lastError: String? = nil, lastContactAt: Date? = nil,
+                resyncedAt: Date? = nil, resyncReason: String? = nil) {
         self.url = url
         self.state = state
         self.nextTryAt = nextTryAt
         self.lastError = lastError
         self.lastContactAt = lastContactAt
+        self.resyncedAt = resyncedAt
+        self.resyncReason = resyncReason
     }
 
     enum CodingKeys: String, CodingKey {
         case url, state, nextTryAt = "next_try_at", lastError = "last_error", lastContactAt = "last_contact_at"
+        case resyncedAt = "resynced_at", resyncReason = "resync_reason"
     }
 }
 

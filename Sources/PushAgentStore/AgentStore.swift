@@ -57,6 +57,12 @@ public final class AgentStore: Sendable {
         }
     }
 
+    /// Starts the cursor over at 0, for a relay whose sequence numbers went backwards: everything it still holds is
+    /// delivered again, and the processed ids absorb what was already committed.
+    public func resetCursor() async throws {
+        try await pool.write { db in try db.execute(sql: "UPDATE device SET cursor = 0") }
+    }
+
     // MARK: Relay messages
 
     public func isProcessed(relayMessageId: String) async throws -> Bool {
@@ -87,6 +93,8 @@ public final class AgentStore: Sendable {
                 return .duplicate(existingApprovalId: nil)
             }
             let outcome: MessageOutcome = switch result {
+            case .success(.approval(let draft)) where !draft.isStorable:
+                .rejected(PushRejection(.malformed, "the push's times lie outside 1970–9999"))
             case .success(.approval(let draft)): try Self.insert(draft, db)
             case .success(.requestUpdate(let update)): try Self.apply(update, now: now, db)
             case .failure(let rejection): .rejected(rejection)
@@ -99,6 +107,7 @@ public final class AgentStore: Sendable {
             }
             try ProcessedMessageRecord(relayMessageId: source.processedKey, seq: source.seq, processedAt: now,
                                        outcome: outcome.label).insert(db)
+            try db.execute(sql: "DELETE FROM ingest_attempt WHERE key = ?", arguments: [source.processedKey])
             try advanceCursor()
             return outcome
         }

@@ -70,6 +70,9 @@ struct ApprovalRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     init(id: String, draft: ApprovalDraft) throws {
+        guard draft.isStorable else {
+            throw StoreError.unstorable("an approval requested at \(draft.requestedAt.timeIntervalSince1970) and expiring at \(draft.expiresAt.timeIntervalSince1970) (seconds since 1970) has a time outside 1970–9999")
+        }
         self.id = id
         provider = draft.provider.rawValue
         accountId = draft.accountId

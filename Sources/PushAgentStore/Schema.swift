@@ -95,6 +95,35 @@ enum Schema {
         migrator.registerMigration("token-update-v1") { db in
             try db.alter(table: "account") { t in t.add(column: "token_update_problem", .text) }
         }
+        // Messages taken up but not yet committed, counted so a push that crashes the daemon is dropped, not retried
+        // for ever (AgentStore+Attempts).
+        migrator.registerMigration("ingest-attempt-v1") { db in
+            try db.create(table: "ingest_attempt") { t in
+                t.primaryKey("key", .text)
+                t.column("attempts", .integer).notNull()
+                t.column("first_at", .datetime).notNull()
+                t.column("last_error", .text)
+            }
+        }
+        // Before times from the wire were bounded, a far-future expiry could be stored as a year past 9999, which
+        // no read can parse: every listing failed. Such rows end now, readable again.
+        migrator.registerMigration("unreadable-times-v1") { db in
+            let readable = "GLOB '[0-9][0-9][0-9][0-9]-[0-1][0-9]-[0-3][0-9] [0-2][0-9]:[0-5][0-9]:[0-6][0-9]*'"
+            let now = "strftime('%Y-%m-%d %H:%M:%f', 'now')"
+            try db.execute(sql: """
+                UPDATE approval SET
+                    state = CASE WHEN state = 'pending' THEN 'expired' ELSE state END,
+                    resolved_at = CASE WHEN resolved_at IS NULL OR resolved_at NOT \(readable) THEN \(now) ELSE resolved_at END,
+                    requested_at = CASE WHEN requested_at NOT \(readable) THEN \(now) ELSE requested_at END,
+                    expires_at = \(now)
+                WHERE expires_at NOT \(readable) OR requested_at NOT \(readable)
+                """)
+            try db.execute(sql: """
+                UPDATE two_factor_request SET
+                    state = CASE WHEN state = 'pending' THEN 'expired' ELSE state END, expires_at = \(now)
+                WHERE expires_at NOT \(readable)
+                """)
+        }
         return migrator
     }
 }

@@ -7,10 +7,13 @@ public enum StoreError: Error, Equatable, CustomStringConvertible {
     case conflict(String)
     case duplicateAccount(String)
     case corrupt(String)
+    /// A value the store could not read back (a time outside years 1970–9999): refused before it is written.
+    case unstorable(String)
 
     public var description: String {
         switch self {
-        case .notFound(let m), .ambiguous(let m), .conflict(let m), .duplicateAccount(let m), .corrupt(let m): m
+        case .notFound(let m), .ambiguous(let m), .conflict(let m), .duplicateAccount(let m), .corrupt(let m),
+             .unstorable(let m): m
         }
     }
 }

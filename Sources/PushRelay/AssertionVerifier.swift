@@ -86,7 +86,7 @@ struct AssertionVerifier: Sendable {
             throw .invalidGrant("Invalid JWT: the iat and exp claims are required")
         }
         guard expiry > issuedAt, expiry - issuedAt <= Self.maxLifetimeSeconds else {
-            throw .invalidGrant("Invalid JWT: Token must be a short-lived token (60 minutes): exp - iat is \(Int(expiry - issuedAt)) s")
+            throw .invalidGrant("Invalid JWT: Token must be a short-lived token (60 minutes): exp - iat is \((expiry - issuedAt).formatted(.number.precision(.fractionLength(0)).grouping(.never))) s")
         }
         guard issuedAt <= now + Self.clockSkewSeconds, expiry > now - Self.clockSkewSeconds else {
             throw .invalidGrant(

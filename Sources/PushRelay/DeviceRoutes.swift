@@ -77,10 +77,17 @@ struct DeviceRoutes: Sendable {
         let device = try await authorizedDevice(request, context)
 
         let deadline = ContinuousClock.now + .seconds(wait)
-        let messages = try await withGracefulShutdownHandler {
-            try await longPoll(deviceID: device.id, after: after, limit: Int(limit), deadline: deadline)
-        } onGracefulShutdown: { [waiters] in
-            Task { await waiters.shutdown() }
+        let messages: [RelayMessage]
+        do {
+            messages = try await withGracefulShutdownHandler {
+                try await longPoll(deviceID: device.id, after: after, limit: Int(limit), deadline: deadline)
+            } onGracefulShutdown: { [waiters] in
+                Task { await waiters.shutdown() }
+            }
+        } catch let error as CursorAheadError {
+            context.logger.warning("device's cursor is ahead of this relay: acknowledged nothing", metadata: [
+                "device_id": "\(device.id)", "after": "\(error.after)", "delivered_seq": "\(error.lastDelivered)"])
+            throw DeviceAPIError.cursorAhead(error)
         }
         return try jsonResponse(.ok, PollResponse(messages: messages, next: messages.last?.seq ?? after))
     }

@@ -10,6 +10,9 @@ struct DeviceAPIError: Error, Equatable {
     static func notFound(_ message: String) -> Self { .init(status: .notFound, code: "not_found", message: message) }
     static func unauthorized(_ message: String) -> Self { .init(status: .unauthorized, code: "unauthorized", message: message) }
     static func invalidArgument(_ message: String) -> Self { .init(status: .badRequest, code: "invalid_argument", message: message) }
+    static func cursorAhead(_ error: CursorAheadError) -> Self {
+        .init(status: .conflict, code: "cursor_ahead", message: "after=\(error.after) is beyond the last message this relay delivered to the device (seq \(error.lastDelivered)): the relay's state is older than the device's (restored from a backup?), so nothing was acknowledged. Poll again with after=0: every message still queued is delivered, and the device recognizes what it already has")
+    }
 
     func response() throws -> Response {
         try jsonResponse(status, ["error": ["code": code, "message": message]])

@@ -132,6 +132,14 @@ final class RelayStore: Sendable {
             try db.create(index: "message_by_expiry", on: "message", columns: ["expires_at"])
         }
         migrator.registerMigration("access-tokens", migrate: createAccessTokenTable)
+        // The highest seq handed to each device, so an acknowledgement beyond it is recognized as not one. Devices
+        // registered before may hold any seq given out so far.
+        migrator.registerMigration("delivered-seq") { db in
+            try db.alter(table: "device") { t in t.add(column: "delivered_seq", .integer).notNull().defaults(to: 0) }
+            try db.execute(sql: """
+                UPDATE device SET delivered_seq = coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'message'), 0)
+                """)
+        }
         return migrator
     }
 
@@ -205,9 +213,15 @@ final class RelayStore: Sendable {
         }
     }
 
-    /// Acknowledges (deletes) everything up to `after`, then returns the next live messages.
+    /// Acknowledges (deletes) everything up to `after`, then returns the next live messages. An `after` beyond the
+    /// last message this relay delivered to the device acknowledges nothing: the device has seen another state of
+    /// the relay than this one (restored from an older backup, or a forged reply), and taking it as an
+    /// acknowledgement would delete messages the device never received, among them those sent since.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult {
         try await pool.write { db in
+            let delivered = try Int64.fetchOne(db, sql: "SELECT delivered_seq FROM device WHERE id = ?",
+                                               arguments: [deviceID]) ?? 0
+            guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
             try db.execute(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?", arguments: [deviceID, after])
             let acknowledged = db.changesCount
             let expired = try Self.deleteExpired(db, now: now)
@@ -229,6 +243,9 @@ final class RelayStore: Sendable {
                     priority: MessagePriority(rawValue: row["priority"]) ?? .normal,
                     sentAt: row["sent_at"], expiresAt: row["expires_at"])
             }
+            if let last = messages.last?.seq, last > delivered {
+                try db.execute(sql: "UPDATE device SET delivered_seq = ? WHERE id = ?", arguments: [last, deviceID])
+            }
             return PollResult(messages: messages, acknowledged: acknowledged, expired: expired)
         }
     }
@@ -239,6 +256,12 @@ final class RelayStore: Sendable {
         try db.execute(sql: "DELETE FROM message WHERE expires_at <= ?", arguments: [now])
         return db.changesCount
     }
+}
+
+/// A poll acknowledged a sequence number this relay never delivered to the device.
+struct CursorAheadError: Error {
+    var after: Int64
+    var lastDelivered: Int64
 }
 
 struct RelayStoreError: Error, CustomStringConvertible {

@@ -15,6 +15,9 @@ struct Status: AsyncParsableCommand {
             var relay = "\(status.relay.state.rawValue) (\(status.relay.url))"
             if let next = status.relay.nextTryAt { relay += ", next try \(Output.relative(next))" }
             if let error = status.relay.lastError { relay += "\n  last error: \(error)" }
+            if let resynced = status.relay.resyncedAt {
+                relay += "\n  re-synced \(Output.relative(resynced)): \(status.relay.resyncReason ?? "")"
+            }
             print("""
             pushagentd \(status.version), up \(status.uptimeSeconds)s
             relay: \(relay)

@@ -177,7 +177,8 @@ struct DeviceAPITests {
         try await withRelay { relay in
             let device = try await relay.register()
             _ = try await relay.send(to: device)
-            let waiting = Task { try await relay.poll(device, query: "after=1000000&wait=30") }
+            let cursor = try #require(try await relay.poll(device).messages.last?.seq)
+            let waiting = Task { try await relay.poll(device, query: "after=\(cursor)&wait=30") }
             try await relay.waitForWaitingPolls(1)
 
             let delete = try await relay.http("DELETE", "/v1/devices/\(device.id)", bearer: device.secret)

@@ -90,6 +90,9 @@ struct TokenEndpointTests {
             ("issued in the future", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now + 600, exp: now + 1200), "invalid_grant"),
             ("lifetime over an hour", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now, exp: now + 3601), "invalid_grant"),
             ("exp before iat", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now, exp: now - 1), "invalid_grant"),
+            // Issue 12: a lifetime too large for an Int trapped the relay while it wrote this very refusal.
+            ("lifetime of 1e300 s", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: 0, exp: 1e300), "invalid_grant"),
+            ("lifetime of -1e300 s", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: 1e300, exp: -1e300), "invalid_grant"),
             ("no iat", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: nil, exp: now + 60), "invalid_grant"),
             ("no exp", Claims(iss: "a@b", aud: googleTokenURL, scope: fcmScope, iat: now, exp: nil), "invalid_grant"),
             ("no iss", Claims(iss: nil, aud: googleTokenURL, scope: fcmScope, iat: now, exp: now + 3600), "invalid_grant"),

@@ -12,6 +12,8 @@ public struct PushRejection: Error, Sendable, Equatable, CustomStringConvertible
         case bindingChanged = "binding_changed"
         /// A status push for a request this device does not know (made elsewhere, or already forgotten).
         case unknownRequest = "unknown_request"
+        /// Processing it failed or crashed the daemon again and again: dropped so the pushes after it still arrive.
+        case unprocessable
     }
 
     public var reason: Reason

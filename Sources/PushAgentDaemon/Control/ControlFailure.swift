@@ -27,6 +27,7 @@ enum ControlFailure {
             case .ambiguous(let m): return ControlError(.invalidArgument, m)
             case .conflict(let m), .duplicateAccount(let m): return ControlError(.conflict, m)
             case .corrupt(let m): return ControlError(.unavailable, "the state database is inconsistent: \(m)")
+            case .unstorable(let m): return ControlError(.invalidArgument, m)
             }
         case let error as HTTPError:
             return ControlError(error.status == .notFound ? .notFound : .invalidArgument, error.body ?? error.status.reasonPhrase)

@@ -31,9 +31,18 @@ struct PushIngest: Sendable {
             }
             return .duplicate(existingApprovalId: nil)
         }
-        let (provider, result) = await effect(of: data, receivedAt: now)
+        let attempt = try await store.beginAttempt(source, now: now)
+        let (provider, result) = attempt.number > Self.maximumAttempts
+            ? (PushRouter.route(data)?.provider, .failure(Self.unprocessable(after: attempt)))
+            : await effect(of: data, receivedAt: now)
         TestFault.trigger(.killBeforeCommit)
-        let outcome = try await store.commitMessage(source: source, result: result, provider: provider, now: now)
+        let outcome: MessageOutcome
+        do {
+            outcome = try await store.commitMessage(source: source, result: result, provider: provider, now: now)
+        } catch {
+            try? await store.recordAttemptFailure(source, "\(error)")
+            throw error
+        }
         TestFault.trigger(.killAfterCommit)
         report(outcome, source: source, provider: provider)
         switch outcome {
@@ -44,7 +53,19 @@ struct PushIngest: Sendable {
         return outcome
     }
 
+    /// Attempts at one message before it is dropped: enough to ride out a restart or a passing store error, few
+    /// enough that a push which crashes the daemon stops every other push for seconds, not for good.
+    static let maximumAttempts = 3
+
+    private static func unprocessable(after attempt: (number: Int, lastError: String?)) -> PushRejection {
+        let cause = attempt.lastError.map { "the last one failed: \($0)" }
+            ?? "the daemon stopped during each of them (a crash?)"
+        return PushRejection(.unprocessable, "processing this message was attempted \(attempt.number - 1) times and never "
+            + "finished; \(cause). It was dropped so later pushes are not held up")
+    }
+
     private func effect(of data: [String: String], receivedAt: Date) async -> (Provider?, Result<PushEffect, PushRejection>) {
+        TestFault.trigger(.crashOnMarkedPush, when: data[TestFault.crashMarker] != nil)
         guard let dialect = PushRouter.route(data) else {
             let keys = data.keys.sorted().prefix(10).joined(separator: ", ")
             return (nil, .failure(PushRejection(.unknownDialect, "no dialect matches a push with keys [\(keys)]")))
@@ -55,12 +76,11 @@ struct PushIngest: Sendable {
         }
         do throws(PushRejection) {
             switch try await module.effect(for: data, receivedAt: receivedAt) {
-            case .approval(var draft):
+            case .approval(let draft):
                 if draft.expiresAt <= receivedAt {
                     throw PushRejection(.expired, "the push expired at \(draft.expiresAt.formatted(.iso8601)) before it arrived")
                 }
-                draft.requestedAt = min(draft.requestedAt, receivedAt)
-                return (provider, .success(.approval(draft)))
+                return (provider, .success(.approval(draft.bounded(receivedAt: receivedAt))))
             case .requestUpdate(let update):
                 return (provider, .success(.requestUpdate(update)))
             }

@@ -15,6 +15,8 @@ struct RelayMessage: Decodable, Sendable {
 enum RelayError: Error, CustomStringConvertible {
     /// The relay no longer knows this device: register again.
     case unknownDevice
+    /// The relay never gave out the sequence number the poll acknowledged (`cursor_ahead`): start over at 0.
+    case cursorAhead(String)
     case unauthorized(String)
     case http(Int, String)
     case transport(String)
@@ -23,6 +25,7 @@ enum RelayError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .unknownDevice: "the relay does not know this device"
+        case .cursorAhead(let m): "the relay's sequence is behind this device's cursor: \(m)"
         case .unauthorized(let m): "the relay refused our credentials: \(m)"
         case .http(let status, let m): "the relay answered HTTP \(status): \(m)"
         case .transport(let m): m
@@ -76,9 +79,11 @@ struct RelayDeviceClient: Sendable {
 
     private func error(from response: HTTPResponse) -> RelayError {
         struct Body: Decodable { struct E: Decodable { var code: String?; var message: String? }; var error: E }
-        let message = (try? JSONDecoder().decode(Body.self, from: response.body))?.error.message ?? response.text.prefix(200).description
+        let error = (try? JSONDecoder().decode(Body.self, from: response.body))?.error
+        let message = error?.message ?? response.text.prefix(200).description
         switch response.status {
         case 404: return .unknownDevice
+        case 409 where error?.code == "cursor_ahead": return .cursorAhead(message)
         case 401, 403: return .unauthorized(message)
         default: return .http(response.status, message)
         }

@@ -49,13 +49,35 @@ struct RelayPoller: Service {
         } catch RelayError.unknownDevice {
             try await reRegister(replacing: device)
             return
+        } catch RelayError.cursorAhead(let explanation) {
+            try await resync(from: cursor, because: "the relay never delivered seq \(cursor): \(explanation)")
+            return
         }
         heartbeat.beat()
         await setState(.connected, error: nil, nextTry: nil)
         await TestFault.stall(.hangRelayLoop)
-        for message in batch.messages.sorted(by: { $0.seq < $1.seq }) where message.seq > cursor {
+        var start = cursor
+        if let backwards = batch.messages.map(\.seq).min(), backwards <= cursor {
+            // Skipping them would acknowledge every message up to the cursor unseen at the next poll.
+            try await resync(from: cursor, because: "asked for messages after seq \(cursor), the relay sent seq \(backwards)")
+            start = 0
+        }
+        for message in batch.messages.sorted(by: { $0.seq < $1.seq }) where message.seq > start {
             try await ingest.ingest(message)
         }
+    }
+
+    /// The relay's sequence went backwards (restored from an older backup) or the cursor jumped past anything the
+    /// relay gave out (a forged reply): start over from the relay's queue, so no message is acknowledged unseen.
+    private func resync(from cursor: Int64, because reason: String) async throws {
+        try await store.resetCursor()
+        let changed = relayState.update { status in
+            status.resyncedAt = Date()
+            status.resyncReason = reason
+        }
+        logger.critical("relay: sequence numbers out of step (\(reason)); starting over from the relay's queue at seq 0. Messages already received are recognized, none is lost",
+                        metadata: ["message_id": "\(LogMessageID.relayResynced)", "cursor": "\(cursor)"])
+        if let changed { await events.publish(ControlEvent(type: .relayState, relay: changed)) }
     }
 
     private func registeredDevice() async throws -> DeviceIdentity {

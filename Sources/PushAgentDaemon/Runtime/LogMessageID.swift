@@ -5,6 +5,7 @@ enum LogMessageID {
     static let approvalExpired = "f7e0f1977322458abe7420b778da2314"
     static let pushRejected = "ab0d685382424892bdfdeae470c2c66a"
     static let relayStateChanged = "df705e7d3707476c9f07c10a96c0a1b7"
+    static let relayResynced = "4e1b7c0d2a9f4f3c8d6e5b4a39281706"
     static let tokenChanged = "c620b28cc6c24a7991c2ae4233ae267d"
     static let providerTokenUpdate = "5cc54471e3b6476f8d7a450e9401932f"
     static let stepUpWithdrawn = "9d0c2f3e8b7a4e51a6f4c2d1e0b9a877"

@@ -15,7 +15,9 @@ final class RelayStateBox: Sendable {
         state.withLock { status in
             let before = status
             change(&status)
-            return before.state != status.state || before.lastError != status.lastError ? status : nil
+            let worthAnEvent = before.state != status.state || before.lastError != status.lastError
+                || before.resyncedAt != status.resyncedAt
+            return worthAnEvent ? status : nil
         }
     }
 }

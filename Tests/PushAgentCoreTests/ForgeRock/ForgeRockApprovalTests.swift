@@ -19,7 +19,7 @@ import PushAgentCore
         #expect(draft.message == "Did you try to sign in as alice?")
         #expect(draft.context == ApprovalContext(user: "alice"))
         #expect(draft.requestedAt == Date(timeIntervalSince1970: 1000) && draft.expiresAt == Date(timeIntervalSince1970: 1060))
-        #expect(draft.dedupeKey == "AUTHENTICATE:abc")
+        #expect(draft.dedupeKey.hasPrefix("challenge:") && !draft.dedupeKey.contains("AUTHENTICATE"))
         #expect(try ForgeRockNotification(answerContext: draft.answerContext) == Self.notification(.default))
     }
 

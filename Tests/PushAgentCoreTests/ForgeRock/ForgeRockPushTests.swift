@@ -174,6 +174,49 @@ import Testing
         }
     }
 
+    /// Issue 12: nonsense times are refused; a huge but readable ttl is accepted here and bounded by the draft.
+    @Test func timesFromTheWireAreBounded() async throws {
+        func notification(ttl: String? = nil, issuedAt: String? = nil) async -> Result<ForgeRockNotification, PushRejection> {
+            let claims = ForgeRockNotificationClaims(challenge: FRVectors.msg1Challenge, ttl: ttl, mechanismUid: "u-1",
+                                                     issuedAtMillis: issuedAt)
+            let token = try! await ForgeRockServer.signNotification(claims, secret: FRVectors.msg1Secret)
+            do { return .success(try await ForgeRockPush.verify(Self.data(token), secret: FRVectors.msg1Secret, receivedAt: Self.now)) }
+            catch { return .failure(error) }
+        }
+        for issuedAt in [String(Int64.max), String(Int64.min), "-1"] {
+            guard case .failure(let rejection) = await notification(issuedAt: issuedAt) else {
+                Issue.record("i=\(issuedAt) accepted"); continue
+            }
+            #expect(rejection.reason == .malformed && rejection.message.contains("between 1970 and 9999"))
+        }
+        for ttl in ["300000000000", String(Int64.max)] {
+            let draft = try await notification(ttl: ttl).get().approvalDraft(accountId: "acc_1", issuer: "Acme", accountName: "a")
+            #expect(draft.bounded(receivedAt: Self.now).expiresAt == Self.now.addingTimeInterval(ApprovalDraft.maximumLifetime))
+        }
+    }
+
+    /// Issue 12: a challenge offers a handful of short numbers, as PlusAuth's code contexts do.
+    @Test func challengeNumbersAreCapped() async throws {
+        func rejection(numbers: String) async throws -> PushRejection? {
+            let claims = ForgeRockNotificationClaims(challenge: FRVectors.msg1Challenge, mechanismUid: "u-1",
+                                                     pushType: "challenge", numbers: numbers)
+            return await Self.rejection(Self.data(try await ForgeRockServer.signNotification(claims, secret: FRVectors.msg1Secret)))
+        }
+        #expect(try await rejection(numbers: (1...10).map(String.init).joined(separator: ",")) == nil)
+        #expect(try await rejection(numbers: (1...700).map(String.init).joined(separator: ","))?.reason == .malformed)
+        #expect(try await rejection(numbers: "12," + String(repeating: "9", count: 17))?.reason == .malformed)
+    }
+
+    /// Issue 12: the same signed JWT resent under another (unsigned) messageId is the same sign-in.
+    @Test func replayKeyIsTheSignedChallengeNotTheMessageId() async throws {
+        func draft(messageId: String) async throws -> ApprovalDraft {
+            try await ForgeRockPush.verify(Self.data(FRVectors.msg1, messageId: messageId), secret: FRVectors.msg1Secret,
+                                           receivedAt: Self.now)
+                .approvalDraft(accountId: "acc_1", issuer: "Acme", accountName: "a")
+        }
+        #expect(try await draft(messageId: "AUTHENTICATE:one").dedupeKey == draft(messageId: "AUTHENTICATE:two").dedupeKey)
+    }
+
     // protocols.md §1.3: every claim is a JSON string; a number where a string belongs is refused.
     @Test func nonStringClaimIsMalformed() async {
         let payload = TestJWT.payloadSegment(#"{"c":"lYmfePS9eb++1kio2IIJAtwUWWCcZCs+BSgKPjZKN28=","t":120,"u":"x"}"#)

@@ -131,6 +131,41 @@ enum PlusAuthSamples {
         #expect(future?.message == "PlusAuth context: claim 'iat' is 600 s in the future; check this machine's clock")
     }
 
+    /// Issue 12: a validly signed `iat: 1e300` trapped an Int conversion and aborted the daemon at every restart.
+    @Test(arguments: [(1e300, nil), (nil, 1e300), (-1e300, nil), (nil, -1e300), (1e300, 1e300)] as [(Double?, Double?)])
+    func nonsenseTimesAreMalformedNotFatal(exp: Double?, iat: Double?) async throws {
+        let key = try PlusAuthKeys.generate(.es256)
+        var claims = S.docClaims
+        if let exp { claims.exp = exp }
+        claims.iat = iat ?? claims.iat
+        let rejection = await Self.rejection(try await S.sign(claims, key), [S.candidate(key)])
+        #expect(rejection?.reason == .malformed)
+        #expect(rejection?.message.contains("is not a time between 1970 and 9999") == true, "\(rejection?.message ?? "")")
+    }
+
+    /// Issue 12: ECDSA's (r, n - s) twin of a signature is accepted, as PlusAuth's peers (OpenSSL, which neither
+    /// makes nor demands low-S signatures) accept it; it cannot make a second approval, because the replay key is
+    /// the signed context token, never the signature bytes.
+    @Test func highSTwinOfASignatureIsTheSameSignIn() async throws {
+        let key = try PlusAuthKeys.generate(.es256)
+        let token = try #require(try await S.sign(S.docClaims, key)["context"])
+        let parts = token.split(separator: ".").map(String.init)
+        var signature = try #require(LenientBase64.decode(parts[2]))
+        let order: [UInt8] = [0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+                              0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51]
+        var borrow = 0
+        for index in (0..<32).reversed() {
+            let difference = Int(order[index]) - Int(signature[32 + index]) - borrow
+            signature[32 + index] = UInt8((difference + 256) % 256)
+            borrow = difference < 0 ? 1 : 0
+        }
+        let twin = [parts[0], parts[1], signature.base64URLUnpadded].joined(separator: ".")
+        #expect(twin != token)
+        let original = try await PlusAuthPush.verify(["context": token], candidates: [S.candidate(key)], receivedAt: S.now)
+        let malleated = try await PlusAuthPush.verify(["context": twin], candidates: [S.candidate(key)], receivedAt: S.now)
+        #expect(malleated.challenge.dedupeKey == original.challenge.dedupeKey)
+    }
+
     @Test func unusableContextsAreMalformed() async throws {
         let key = try PlusAuthKeys.generate(.es256)
         let cases: [((inout PlusAuthContextClaims) -> Void, String)] = [

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 
 extension ForgeRockNotification {
@@ -15,7 +16,13 @@ extension ForgeRockNotification {
         return ApprovalDraft(
             provider: .forgerock, accountId: accountId, kind: kind, numbers: numbers, title: "Sign-in to \(issuer)",
             message: text ?? "Did you try to sign in as \(accountName)?", context: context, requestedAt: issuedAt,
-            expiresAt: expiresAt, dedupeKey: messageId, answerContext: try answerContext())
+            expiresAt: expiresAt, dedupeKey: dedupeKey, answerContext: try answerContext())
+    }
+
+    /// The replay key: the signed challenge, random per sign-in, and not the unsigned `messageId`, so the same JWT
+    /// resent under another message id is still one approval.
+    public var dedupeKey: String {
+        "challenge:" + SHA256.hash(data: Data(challenge.utf8)).hexadecimal
     }
 
     /// AM sends `{"location": {"latitude": 49.22, "longitude": -123.11}}`; shown as "49.22, -123.11".

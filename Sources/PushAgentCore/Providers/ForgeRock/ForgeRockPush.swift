@@ -73,8 +73,10 @@ public enum ForgeRockPush {
             return text
         }
         let issuedAt = try claims.issuedAtMillis.map { value throws(PushRejection) in
-            guard let millis = Int64(value) else { throw malformed("claim 'i' (issue time) is not epoch milliseconds") }
-            return Date(timeIntervalSince1970: TimeInterval(millis) / 1000)
+            guard let millis = Int64(value), let date = WireTime.date(epochMillis: millis) else {
+                throw malformed("claim 'i' (issue time) is not a time between 1970 and 9999 in epoch milliseconds")
+            }
+            return date
         } ?? receivedAt
         // Unknown types are treated as default (both SDKs do), which asks the least of the user.
         let pushType = claims.pushType.flatMap(ForgeRockNotification.PushType.init(rawValue:)) ?? .default
@@ -83,6 +85,10 @@ public enum ForgeRockPush {
             let choices = (claims.numbers ?? "").split(separator: ",")
                 .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             guard !choices.isEmpty else { throw malformed("a challenge push needs claim 'n' (the numbers)") }
+            guard choices.count <= ApprovalDraft.maximumChoices,
+                  choices.allSatisfy({ $0.count <= ApprovalDraft.maximumChoiceLength }) else {
+                throw malformed("claim 'n' offers \(choices.count) numbers; a challenge offers 1 to \(ApprovalDraft.maximumChoices) short ones")
+            }
             numbers = choices
         }
         return ForgeRockNotification(

@@ -30,7 +30,8 @@ public enum HyphenTimestamp {
         guard let date = calendar.date(from: components),
               calendar.component(.day, from: date) == day // refuses 2023-02-30 instead of rolling it over
         else { return nil }
-        return date.addingTimeInterval(fraction - TimeInterval(offset))
+        let instant = date.addingTimeInterval(fraction - TimeInterval(offset))
+        return WireTime.isRepresentable(instant) ? instant : nil
     }
 
     /// ISO-8601 with milliseconds, UTC: how pushsim (and the Hyphen documentation) writes times.

@@ -8,7 +8,7 @@ public enum PlusAuthPush {
     /// context is accepted (and answerable) until `exp` plus this.
     public static let clockSkew: TimeInterval = 30
     /// A `code` context offering more choices than this is not a sign-in screen's.
-    public static let maximumValues = 10
+    public static let maximumValues = ApprovalDraft.maximumChoices
 
     /// An enrolled account's key, as the account was enrolled.
     public struct Candidate: Sendable {
@@ -64,13 +64,17 @@ public enum PlusAuthPush {
             throw malformed("claim 'context_token' is missing or longer than \(PlusAuthEnrollmentURI.maximumTokenLength) characters")
         }
         guard let exp = claims.exp else { throw malformed("claim 'exp' (expiry) is missing") }
-        let expiresAt = Date(timeIntervalSince1970: exp)
+        guard let expiresAt = WireTime.date(epochSeconds: exp) else { throw notATime("exp", exp) }
         guard receivedAt < expiresAt.addingTimeInterval(clockSkew) else {
             throw PushRejection(.expired, "PlusAuth context expired at \(expiresAt.formatted(.iso8601))")
         }
-        let issuedAt = claims.iat.map { Date(timeIntervalSince1970: $0) } ?? receivedAt
+        let issuedAt = try claims.iat.map { iat throws(PushRejection) in
+            guard let date = WireTime.date(epochSeconds: iat) else { throw notATime("iat", iat) }
+            return date
+        } ?? receivedAt
         guard issuedAt <= receivedAt.addingTimeInterval(clockSkew) else {
-            throw malformed("claim 'iat' is \(Int(issuedAt.timeIntervalSince(receivedAt))) s in the future; check this machine's clock")
+            let ahead = WireTime.wholeSeconds(from: receivedAt, to: issuedAt)
+            throw malformed("claim 'iat' is \(ahead) s in the future; check this machine's clock")
         }
         let kind: PlusAuthChallenge.Kind
         switch claims.type {
@@ -81,7 +85,7 @@ public enum PlusAuthPush {
         var values: [String]?
         if kind == .code {
             guard let offered = claims.values, (1...maximumValues).contains(offered.count),
-                  offered.allSatisfy({ !$0.isEmpty && $0.count <= 16 }) else {
+                  offered.allSatisfy({ !$0.isEmpty && $0.count <= ApprovalDraft.maximumChoiceLength }) else {
                 throw malformed("a 'code' context needs 'values': 1 to \(maximumValues) short non-empty strings")
             }
             values = offered
@@ -95,6 +99,10 @@ public enum PlusAuthPush {
         return PlusAuthChallenge(contextToken: token, resolveURL: claims.resolveURL, kind: kind, values: values,
                                  issuedAt: issuedAt, expiresAt: expiresAt,
                                  bindingRequested: claims.settings?.bindSim ?? false, info: claims.info)
+    }
+
+    private static func notATime(_ claim: String, _ value: Double) -> PushRejection {
+        malformed("claim '\(claim)' (\(value)) is not a time between 1970 and 9999 in seconds since the epoch")
     }
 
     private static func malformed(_ problem: String) -> PushRejection {

@@ -117,7 +117,8 @@ struct HyphenSignIn: Sendable {
             title: Self.title(credentials),
             message: "Approve this sign-in on your other device (\(status.request.destDevice.summary))",
             state: .pending, createdAt: now,
-            expiresAt: HyphenTimestamp.parse(status.expiresAt) ?? now.addingTimeInterval(180))
+            expiresAt: min(HyphenTimestamp.parse(status.expiresAt) ?? now.addingTimeInterval(180),
+                           now.addingTimeInterval(ApprovalDraft.maximumLifetime)))
         do {
             let context = HyphenSignInContext(requestId: status.request.id, ephemeralToken: token)
             try await store.insertRequest(request, context: try JSONEncoder().encode(context))

@@ -1,0 +1,78 @@
+import Foundation
+import GRDB
+import PushAgentCore
+@testable import PushAgentStore
+import Testing
+
+/// Issue 12: no push can make the store write a row it cannot read back, nor keep a poisoned message for ever.
+struct StoreBoundsTests {
+    let store: AgentStore
+    let directory: String
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID())").path
+        store = try AgentStore(directory: directory)
+    }
+
+    func draft(expiresAt: Date) -> ApprovalDraft {
+        ApprovalDraft(provider: .forgerock, accountId: "acc_test", kind: .prompt, numbers: nil, title: "t", message: "m",
+                      context: ApprovalContext(), requestedAt: Date(), expiresAt: expiresAt, dedupeKey: UUID().uuidString,
+                      answerContext: Data("{}".utf8))
+    }
+
+    /// Before: a year-11476 expiry was written, and every listing failed from then on, even after a restart.
+    @Test func aTimePastYear9999IsRejectedAndListingStillWorks() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let outcome = try await store.commitMessage(source: .relay(id: "m1", seq: 1),
+                                                    result: .success(.approval(draft(expiresAt: Date(timeIntervalSince1970: 3e11)))),
+                                                    provider: .forgerock)
+        guard case .rejected(let rejection) = outcome else { Issue.record("stored: \(outcome)"); return }
+        #expect(rejection.reason == .malformed)
+        #expect(try await store.approvals(state: nil).isEmpty)
+        #expect(try await store.expireDue().isEmpty)
+        #expect(try await store.isProcessed(relayMessageId: "m1"), "acknowledged, not retried")
+    }
+
+    /// A database written before the bound (an unreadable expiry) is repaired when the upgraded daemon opens it.
+    @Test func anUnreadableRowFromAnOlderVersionIsEndedOnOpen() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        _ = try await store.commitMessage(source: .relay(id: "m1", seq: 1),
+                                          result: .success(.approval(draft(expiresAt: Date().addingTimeInterval(60)))),
+                                          provider: .forgerock)
+        try await store.pool.write { db in
+            // What the old version stored for ForgeRock `t=300000000000`.
+            try db.execute(sql: "UPDATE approval SET expires_at = ?", arguments: [Date(timeIntervalSince1970: 3e11)])
+            try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier = 'unreadable-times-v1'")
+        }
+        await #expect(throws: (any Error).self, "the row is unreadable as the old version left it") {
+            try await store.approvals(state: nil)
+        }
+        let reopened = try AgentStore(directory: directory)
+        let approvals = try await reopened.approvals(state: nil)
+        #expect(approvals.map(\.state) == [.expired])
+        #expect(try await reopened.expireDue().isEmpty)
+    }
+
+    @Test func attemptsAreCountedUntilTheMessageIsCommitted() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let source = MessageSource.relay(id: "m7", seq: 7)
+        #expect(try await store.beginAttempt(source).number == 1)
+        try await store.recordAttemptFailure(source, "database is locked")
+        let second = try await store.beginAttempt(source)
+        #expect(second.number == 2 && second.lastError == "database is locked")
+        _ = try await store.commitMessage(source: source, result: .failure(PushRejection(.unprocessable, "dropped")),
+                                          provider: nil)
+        #expect(try await store.beginAttempt(.relay(id: "m7", seq: 7)).number == 1, "a commit clears the count")
+        #expect(try await store.pool.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2,
+                "commits still wait for the disk after an attempt was recorded without")
+    }
+
+    @Test func theCursorStartsOverAtZero() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await store.saveDeviceIdentity(DeviceIdentity(relayURL: "http://r", deviceId: "d", token: "t", secret: "s",
+                                                          registeredAt: Date()), markAccountsForTokenUpdate: false)
+        try await store.advanceCursor(to: 1_000_000_000_000_000)
+        try await store.resetCursor()
+        #expect(try await store.cursor() == 0)
+    }
+}
