@@ -19,6 +19,12 @@ struct ForgeRockAdminRoutes: Sendable {
                 return try await sim.push(body, now: Date())
             }
         }
+        group.post("/push-claims") { request, _ in
+            await AdminReply.reply {
+                let body = try await JSONReply.decode(SimAdminAPI.ClaimsPushRequest.self, from: request, empty: .init())
+                return try await sim.pushClaims(body, now: Date())
+            }
+        }
         group.get("/answers") { request, _ in
             await AdminReply.reply {
                 let (after, wait) = try AdminReply.cursor(request)

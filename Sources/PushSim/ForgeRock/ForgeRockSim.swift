@@ -25,11 +25,11 @@ actor ForgeRockSim {
         var answered = false
     }
 
-    private let relay: RelaySender
-    private let events: SimEvents
+    let relay: RelaySender
+    let events: SimEvents
     private var publicURL = ""
     private var enrollments: [String: Enrollment] = [:]
-    private var registrations: [String: (registration: SimAdminAPI.Registration, secret: Data)] = [:]
+    private(set) var registrations: [String: (registration: SimAdminAPI.Registration, secret: Data)] = [:]
     private var pushes: [String: SentPush] = [:]
     /// AM's endpoints answer 503 while this is set (`POST /sim/forgerock/outage`).
     private(set) var isDown = false
@@ -102,7 +102,7 @@ actor ForgeRockSim {
                                         correctNumber: push.correctNumber)
     }
 
-    private func account(named name: String?) throws(AdminFailure) -> String {
+    func account(named name: String?) throws(AdminFailure) -> String {
         if let name { return name }
         guard let latest = registrationList().last else {
             throw AdminFailure(status: 409, code: "conflict", message: "no device has registered yet; enroll one first")
@@ -215,7 +215,7 @@ actor ForgeRockSim {
 
     // MARK: Helpers
 
-    private static func millis(_ date: Date) -> Int64 {
+    static func millis(_ date: Date) -> Int64 {
         Int64((date.timeIntervalSince1970 * 1000).rounded())
     }
 }

@@ -19,6 +19,12 @@ struct HyphenAdminRoutes: Sendable {
                 return try await sim.requestApproval(body, now: Date())
             }
         }
+        group.post("/push-data") { request, _ in
+            await AdminReply.reply {
+                let body = try await JSONReply.decode(SimAdminAPI.HyphenPushRequest.self, from: request, empty: .init())
+                return try await sim.pushData(body, now: Date())
+            }
+        }
         for (verb, approve) in [("approve", true), ("deny", false)] {
             group.post(RouterPath(stringLiteral: "/requests/:id/\(verb)")) { request, context in
                 await AdminReply.reply {

@@ -9,6 +9,18 @@ extension HyphenSim {
     /// Sends a `2fa-request` push to the agent's device (admin API).
     func requestApproval(_ request: SimAdminAPI.HyphenPushRequest, now: Date) async throws(AdminFailure)
         -> SimAdminAPI.HyphenPushResponse {
+        let (status, email, newKey, lifetime) = try newApprovalRequest(request, now: now)
+        let agent = status.request.destDevice
+        twoFactors[status.id] = TwoFactor(status: status, email: email, direction: .toAgent, newKey: newKey)
+        do throws(HyphenFailure) { try await push("2fa-request", status, to: agent.pushToken, ttl: Int(lifetime)) }
+        catch { throw AdminFailure(status: 502, code: "upstream", message: error.message) }
+        events.emit("hyphen: sent 2fa-request \(status.id) to \(email)'s device \(agent.name)")
+        return .init(id: status.id, email: email)
+    }
+
+    /// A `2fa-request` from a new device of the user (default: the one whose device registered last) to the agent.
+    func newApprovalRequest(_ request: SimAdminAPI.HyphenPushRequest, now: Date) throws(AdminFailure)
+        -> (status: Hyphen2FAStatus, email: String, newKey: P256.Signing.PublicKey, lifetime: TimeInterval) {
         guard let user = request.email.flatMap({ users[$0] }) ?? users.values.max(by: { $0.lastRegistration < $1.lastRegistration }),
               let agent = user.devices.values.first(where: { $0.pushToken != "pushsim-phone" }), user.address != nil
         else {
@@ -22,12 +34,7 @@ extension HyphenSim {
         let status = twoFactor(email: user.email, accountId: user.accountId, src: src, dest: agent,
                                message: request.message ?? Self.cadenceMessage(requester.privateKey.publicKey),
                                expiresAt: now.addingTimeInterval(lifetime), now: now)
-        twoFactors[status.id] = TwoFactor(status: status, email: user.email, direction: .toAgent,
-                                          newKey: requester.privateKey.publicKey)
-        do throws(HyphenFailure) { try await push("2fa-request", status, to: agent.pushToken, ttl: Int(lifetime)) }
-        catch { throw AdminFailure(status: 502, code: "upstream", message: error.message) }
-        events.emit("hyphen: sent 2fa-request \(status.id) to \(user.email)'s device \(agent.name)")
-        return .init(id: status.id, email: user.email)
+        return (status, user.email, requester.privateKey.publicKey, lifetime)
     }
 
     /// `POST /sign/v1/cadence/transaction`: Hyphen's server key co-signs for the signed-in user's account.

@@ -139,11 +139,16 @@ actor HyphenSim {
 
     func push(_ type: String, _ status: Hyphen2FAStatus, to token: String, ttl: Int) async throws(HyphenFailure) {
         do {
-            let json = String(decoding: try JSONEncoder().encode(HyphenSignIn2FA(twoFactorAuth: status)), as: UTF8.self)
-            try await relay.send(token: token, data: ["hyphen:type": type, "hyphen:data": json], ttlSeconds: max(ttl, 30))
+            try await relay.send(token: token, data: try Self.pushData(type, status), ttlSeconds: max(ttl, 30))
         } catch {
             throw HyphenFailure(status: 502, message: "cannot push \(type): \(error)")
         }
+    }
+
+    /// The FCM data of a Hyphen push.
+    static func pushData(_ type: String, _ status: Hyphen2FAStatus) throws -> [String: String] {
+        let json = String(decoding: try JSONEncoder().encode(HyphenSignIn2FA(twoFactorAuth: status)), as: UTF8.self)
+        return ["hyphen:type": type, "hyphen:data": json]
     }
 
     static func randomHex(_ bytes: Int) -> String {

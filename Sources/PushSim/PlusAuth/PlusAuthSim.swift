@@ -140,7 +140,7 @@ actor PlusAuthSim {
                         expiresAt: Date(timeIntervalSince1970: claims.exp ?? 0), jwt: jwt, ttl: ttl)
     }
 
-    private func account(named name: String?) throws(AdminFailure) -> String {
+    func account(named name: String?) throws(AdminFailure) -> String {
         if let name { return name }
         guard let latest = registrationList().last else {
             throw AdminFailure(status: 409, code: "conflict", message: "no device has enrolled yet; enroll one first")
