@@ -99,7 +99,15 @@ public final class AgentStore: Sendable {
             case .success(.requestUpdate(let update)): try Self.apply(update, now: now, db)
             case .failure(let rejection): .rejected(rejection)
             }
-            if case .rejected(let rejection) = outcome {
+            // A pushed replay (the same sign-in in another relay message) is worth seeing in history; a poll
+            // returning a challenge the relay already brought is how polling works, not a replay.
+            let refused: PushRejection? = switch (outcome, source) {
+            case (.rejected(let rejection), _): rejection
+            case (.duplicate(let existing?), .relay):
+                PushRejection(.duplicate, "a replay of the push behind approval \(existing): no second approval")
+            default: nil
+            }
+            if let rejection = refused {
                 var audit = AuditRecord(at: now, event: "push_rejected", subject: source.processedKey,
                                         detail: try ApprovalRecord.json(RejectionDetail(
                                             reason: rejection.reason, message: rejection.message, provider: provider)))

@@ -12,7 +12,7 @@ struct HostileCase: Sendable {
         case rejected(Set<PushRejection.Reason>)
         /// A valid push: exactly one approval mentions the marker.
         case approval(marker: String)
-        /// A second delivery of an accepted push: no second approval, no rejection but `duplicate`.
+        /// A second delivery of an accepted push: no second approval, and `duplicate` in history.
         case absorbed(marker: String)
         /// Valid but extreme (far-future expiry, near the size limit, deep JSON where it is only shown): either
         /// accepted within the agent's bounds or refused as malformed; never a crash, never an unreadable row.
@@ -99,7 +99,7 @@ struct HostileRun {
         case .approval(let marker):
             #expect(rejection == nil && mentioning(marker) == 1, "\(hostile.name): expected one approval, got \(got) and \(mentioning(marker)) approval(s)")
         case .absorbed(let marker):
-            #expect((rejection == nil || rejection?.reason == .duplicate) && mentioning(marker) == 1,
+            #expect(rejection?.reason == .duplicate && mentioning(marker) == 1,
                     "\(hostile.name): expected the replay absorbed, got \(got) and \(mentioning(marker)) approval(s)")
         case .acceptedOrMalformed(let marker):
             if let rejection {

@@ -76,3 +76,20 @@ struct StoreBoundsTests {
         #expect(try await store.cursor() == 0)
     }
 }
+
+extension StoreBoundsTests {
+    /// A replayed sign-in makes no approval but is listed (as `duplicate`), where before it left no trace.
+    @Test func aReplayedPushIsInHistory() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let push = draft(expiresAt: Date().addingTimeInterval(60))
+        _ = try await store.commitMessage(source: .relay(id: "m1", seq: 1), result: .success(.approval(push)), provider: .forgerock)
+        let replay = try await store.commitMessage(source: .relay(id: "m2", seq: 2), result: .success(.approval(push)),
+                                                   provider: .forgerock)
+        guard case .duplicate(let existing?) = replay else { Issue.record("expected a duplicate, got \(replay)"); return }
+        let entries = try await store.auditEntries(event: "push_rejected")
+        #expect(entries.count == 1 && entries.first?.subject == "m2")
+        #expect(entries.first?.detail?.contains(existing) == true)
+        _ = try await store.commitMessage(source: .poll(key: "again"), result: .success(.approval(push)), provider: .forgerock)
+        #expect(try await store.auditEntries(event: "push_rejected").count == 1, "a poll bringing it again is no replay")
+    }
+}
