@@ -58,6 +58,7 @@ test: build
 	$(SWIFT) test --skip-build
 	$(BIN)/pushsoak $(SOAK_SHORT)
 	scripts/demo.sh --auto
+	$(MAKE) fuzz-smoke
 	$(MAKE) test-systemd
 
 # Builds the .deb from the debug build and checks it in a booted systemd container (scripts/test-systemd.sh).
@@ -79,6 +80,20 @@ SOAK_FLAGS ?=
 SOAK_SHORT ?= --pushes 400 --rate 8 --kill-interval 3
 soak: build
 	$(BIN)/pushsoak $(SOAK_FLAGS)
+
+# libFuzzer targets for every parser (Fuzz/: its own package and build dir, so `swift build` never sees
+# -sanitize=fuzzer; -enable-testing lets targets reach internal parsers; lld because gold's internal error stops
+# their link). `make fuzz` runs each target for FUZZ_SECONDS, `make fuzz-smoke` (part of `make test`) for
+# FUZZ_SMOKE_SECONDS; figures in docs/reliability.md, crash inputs kept in Fuzz/crashes/.
+FUZZ_SECONDS ?= 300
+FUZZ_SMOKE_SECONDS ?= 12
+.PHONY: fuzz fuzz-build fuzz-smoke
+fuzz-build: deps
+	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing -Xswiftc -use-ld=lld
+fuzz: fuzz-build
+	Fuzz/run-fuzzers.sh $(FUZZ_SECONDS)
+fuzz-smoke: fuzz-build
+	Fuzz/run-fuzzers.sh $(FUZZ_SMOKE_SECONDS)
 
 # The programs, and from them the man pages (swift-argument-parser's generate-manual) and shell completions.
 generated: deps

@@ -1,0 +1,51 @@
+// swift-tools-version:6.2
+// libFuzzer targets for pushagent's parsers (docs/reliability.md, "Fuzzing"). A package of its own so the main
+// `swift build` never sees -sanitize=fuzzer. Build and run through `make fuzz` / `make fuzz-smoke`.
+import PackageDescription
+
+/// The main package, by path; SwiftPM names a path dependency after its directory, whatever the checkout is called.
+let pushagent = String(Context.packageDirectory.split(separator: "/").dropLast().last!)
+
+/// The modules under test (PushAgentCore, ControlAPI, CurlHTTP) are not products of the main package. PushAgentKit
+/// is, and is built on them, so depending on it builds them and lets the targets import them.
+let pushAgentModules = Target.Dependency.product(name: "PushAgentKit", package: pushagent)
+
+/// One executable per parser family; `make fuzz` runs every executable whose name starts with `Fuzz`.
+let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
+    ("FuzzEnrollmentURI", []),
+    ("FuzzPushRouting", []),
+    ("FuzzForgeRockSignedClaims", []),
+    ("FuzzPlusAuthSignedClaims", []),
+    ("FuzzPrivacyIDEASignedChallenge", []),
+    ("FuzzJOSE", []),
+    ("FuzzFlow", []),
+    ("FuzzTOTP", []),
+    ("FuzzControlRequests", []),
+    ("FuzzProviderReplies", []),
+    ("FuzzRelaySendBody", ["RelaySendBody"]),
+    ("FuzzRelayPollReply", ["RelayPollReply"]),
+]
+
+let package = Package(
+    name: "pushagent-fuzz",
+    platforms: [.macOS(.v15)],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+    ],
+    targets: [
+        .target(name: "CFuzzDriver"),
+        .target(name: "FuzzSupport", dependencies: [
+            "CFuzzDriver", pushAgentModules, .product(name: "Crypto", package: "swift-crypto"),
+            .product(name: "CryptoExtras", package: "swift-crypto"),
+        ]),
+        // Relay wire types whose modules pull in Hummingbird, NIO and GRDB, compiled here from the same files
+        // (symlinks) so a fuzz build stays minutes shorter; see Sources/RelaySendBody/RelayStandIns.swift.
+        .target(name: "RelaySendBody"),
+        .target(name: "RelayPollReply", dependencies: [pushAgentModules]),
+    ] + fuzzTargets.map { target in
+        // No top-level code: the entry point is the target's `@_cdecl("<Module>_main")`.
+        .executableTarget(name: target.name, dependencies: ["FuzzSupport"] + target.dependencies,
+                          swiftSettings: [.unsafeFlags(["-parse-as-library"])])
+    }
+)

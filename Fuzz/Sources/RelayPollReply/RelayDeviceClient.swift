@@ -1,0 +1,1 @@
+../../../Sources/PushAgentDaemon/Relay/RelayDeviceClient.swift

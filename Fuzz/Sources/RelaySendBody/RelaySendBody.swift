@@ -1,0 +1,10 @@
+import Foundation
+
+/// The fuzz target's way in: the relay's types are internal, and stay so in the files shared with it.
+public enum RelaySendBody {
+    public struct Request { let parsed: FCMSendRequest }
+
+    public static func parse(_ body: Data) throws -> Request { Request(parsed: try FCMSendRequest.parse(body)) }
+
+    public static func payloadSize(_ request: Request) -> Int { FCMSendRequest.payloadSize(request.parsed.message) }
+}
