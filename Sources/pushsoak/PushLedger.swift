@@ -9,9 +9,9 @@ enum Dialect: String, CaseIterable, Sendable {
 enum SendOutcome: String, Sendable {
     /// The relay answered 200: the push must reach the daemon exactly once.
     case accepted
-    /// The relay refused it, or was never reached: it must not reach the daemon more than once (ideally not at all).
+    /// The relay answered with an error: it must not reach the daemon more than once (ideally not at all).
     case refused
-    /// The connection broke before the relay's answer: it may or may not have been stored, so at most once.
+    /// No answer from the relay (refused or broken connection): it may or may not have been stored, so at most once.
     case unconfirmed
 }
 

@@ -64,11 +64,11 @@ struct PushSender: Sendable {
         }
     }
 
-    /// pushsim's 502 says whether the relay answered (with a refusal) or the transfer broke; a connection that was
-    /// never made (curl's own words: a reset can come with the same error code) cannot have delivered anything either.
+    /// Only an answer from the relay is a refusal. Even "connection refused" is unconfirmed: libcurl retries a
+    /// request whose reused connection died before any reply, so that error can follow an attempt the relay stored
+    /// (seen in a soak: the relay killed between storing a push and answering).
     static func classify(failure text: String) -> SendOutcome {
-        if text.contains("the relay refused the push") || text.contains("Couldn't connect to server") { return .refused }
-        return .unconfirmed
+        text.contains("the relay refused the push") ? .refused : .unconfirmed
     }
 }
 

@@ -101,6 +101,7 @@ struct PushSoak: AsyncParsableCommand {
         let outcome = try await settle.run()
         let verdict = SoakVerdict(pushes: ledger.all, approvals: outcome.approvals, answers: outcome.answers)
         SoakReport(ledger: ledger, proxy: proxy, kills: killer.kills, verdict: verdict, rejections: outcome.rejections,
+                   approvalCount: outcome.approvals.count,
                    approveRefusals: approver.refusedApprovals, sendingTime: sendingTime).print()
         return verdict
     }

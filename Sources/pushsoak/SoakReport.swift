@@ -7,6 +7,7 @@ struct SoakReport {
     let kills: KillCounter
     let verdict: SoakVerdict
     let rejections: [String: Int]
+    let approvalCount: Int
     let approveRefusals: [String: String]
     let sendingTime: Duration
 
@@ -26,11 +27,12 @@ struct SoakReport {
         let faultList = Fault.allCases.map { "\($0.rawValue) \(faults[$0] ?? 0)" }.joined(separator: ", ")
         say("faults injected \(faults.values.reduce(0, +)) of \(proxy.requestsSeen) daemon→relay requests "
             + "(\(faultList)); 502 while the relay was down \(proxy.relayDownCount)")
+        say("approvals in the daemon \(approvalCount) (accepted pushes \(ledger.count(.accepted)), "
+            + "others that arrived \(verdict.deliveredRefused + verdict.deliveredUnconfirmed), strangers \(verdict.strangers))")
         if !rejections.isEmpty {
             say("pushes the daemon rejected (history): "
                 + rejections.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))
         }
-        if verdict.strangers > 0 { say("approvals of pushes the soak never sent: \(verdict.strangers)") }
         let failedAnswers = verdict.answersFailed.values.reduce(0, +)
         say("answers: \(verdict.answersDelivered) approvals reached the provider once, \(failedAnswers) failed with a reason, "
             + "\(verdict.answersLost.count) lost, \(verdict.answersDuplicated.count + verdict.answersUnasked.count) duplicated or unasked; "
