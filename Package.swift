@@ -54,19 +54,25 @@ let package = Package(
         .target(name: "SystemdSupport", dependencies: [
             "CSystemd", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
+        // What both HTTP servers (control socket, relay) guard connections with: request deadlines, the fd limit.
+        .target(name: "ConnectionGuards", dependencies: [
+            .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+        ], swiftSettings: swiftSettings),
         // The agent's SQLite state.
         .target(name: "PushAgentStore", dependencies: [
             "PushAgentCore", "ControlAPI", .product(name: "GRDB", package: "GRDB.swift"),
         ], swiftSettings: swiftSettings),
         // pushagentd's services: config, relay loop, handlers, responders, control server.
         .target(name: "PushAgentDaemon", dependencies: [
-            "PushAgentCore", "PushAgentStore", "ControlAPI", "CurlHTTP", "SystemdSupport",
+            "PushAgentCore", "PushAgentStore", "ControlAPI", "CurlHTTP", "SystemdSupport", "ConnectionGuards",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOExtras", package: "swift-nio-extras"),
+            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
@@ -74,8 +80,9 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The relay: device registration, long-poll, FCM-v1-compatible send API, the OAuth2 token endpoint.
         .target(name: "PushRelay", dependencies: [
-            "SystemdSupport",
+            "SystemdSupport", "ConnectionGuards",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),

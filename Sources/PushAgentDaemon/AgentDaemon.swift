@@ -1,3 +1,4 @@
+import ConnectionGuards
 import ControlAPI
 import CurlHTTP
 import Foundation
@@ -13,6 +14,9 @@ public enum AgentDaemon {
     /// `reload` reads the configuration again from the same sources, on SIGHUP.
     public static func run(config: AgentConfig, reload: @escaping @Sendable () throws -> AgentConfig) async throws {
         let logger = Logger(label: "pushagentd")
+        if let raised = OpenFileLimit.raiseSoftToHard() {
+            logger.info("open-file limit raised from \(raised.before.soft) to \(raised.after.soft) (the hard limit)")
+        }
         let liveConfig = LiveConfig(config)
         let listener = try ControlListener.resolve(configuredPath: config.socketPath)
         try prepareDirectories(config, listener: listener)
@@ -55,7 +59,7 @@ public enum AgentDaemon {
 
         let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store, config: liveConfig)
         let server = ControlServer(listener: listener, responder: router.buildResponder(), socketMode: config.socketMode,
-                                   logger: logger) {
+                                   limits: ControlConnectionLimits(config), logger: logger) {
             logger.notice("control socket listening on \(listener.path)\(listener.isActivated ? " (socket-activated)" : "")")
             SystemdNotifier.ready(status: await watchdog.statusLine())
         }

@@ -1,5 +1,7 @@
+import ConnectionGuards
 import Hummingbird
 import Logging
+import NIOCore
 
 /// Builds the relay as a Hummingbird application (a `Service`): run it in a `ServiceGroup`, whose graceful
 /// shutdown also ends waiting long-polls early. `onListening` gets the bound address (the real port when
@@ -42,10 +44,14 @@ public func makeRelayApplication(
     }
 
     let listen = config.listen
+    let slots = ConnectionSlots(limit: ConnectionSlots.limit(configured: config.maxConnections), logger: logger)
+    let requestTimeout = TimeAmount.nanoseconds(Int64(config.requestTimeoutSeconds * 1_000_000_000))
+    logger.debug("at most \(slots.limit) connections, \(requestTimeout.secondsText) s to send a request")
     return Application(
         router: router,
-        // Closes connections idle between requests (or stalled in a request head), not a waiting long-poll.
-        server: .http1(configuration: .init(idleTimeout: .seconds(75))),
+        // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request in progress.
+        server: .http1(configuration: .init(
+            additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout, tracker: slots)])),
         configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "pushrelay"),
         onServerRunning: { channel in
             await onListening(ListenAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port))

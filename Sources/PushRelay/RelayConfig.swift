@@ -81,10 +81,18 @@ public struct RelayConfig: Sendable {
     public var maximumQueuedPerDevice: Int
 
     public static let defaultMaximumQueuedPerDevice = 1000
+    /// Connections open at once; nil for as many as the open-file limit leaves room for (`ConnectionSlots`).
+    public var maxConnections: Int?
+    /// How long a connection has to deliver a complete request, from opening or from its previous answer: idle
+    /// keep-alive connections, trickled headers and stalled bodies are all cut off by it.
+    public var requestTimeoutSeconds: Double
+
+    public static let defaultRequestTimeoutSeconds: Double = 30
 
     public init(listen: ListenAddress, stateDirectory: String, senderKeys: [SenderKey] = [], registrationKey: String? = nil,
                 serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil,
-                maximumQueuedPerDevice: Int = defaultMaximumQueuedPerDevice) {
+                maximumQueuedPerDevice: Int = defaultMaximumQueuedPerDevice, maxConnections: Int? = nil,
+                requestTimeoutSeconds: Double = defaultRequestTimeoutSeconds) {
         self.listen = listen
         self.stateDirectory = stateDirectory
         self.senderKeys = senderKeys
@@ -92,6 +100,8 @@ public struct RelayConfig: Sendable {
         self.serviceAccountKeys = serviceAccountKeys
         self.publicURL = publicURL
         self.maximumQueuedPerDevice = maximumQueuedPerDevice
+        self.maxConnections = maxConnections
+        self.requestTimeoutSeconds = requestTimeoutSeconds
     }
 
     /// Flags win over the file. Sender keys and service accounts are overridden per project: a project named by
@@ -122,7 +132,8 @@ public struct RelayConfig: Sendable {
             listen: listen, stateDirectory: stateDirectory,
             senderKeys: keptFromFile(file?.senderKeys ?? [], overriddenBy: senderKeys, project: \.project) + senderKeys,
             registrationKey: registrationKey ?? file?.registrationKey, serviceAccountKeys: keys,
-            publicURL: publicURL ?? file?.publicURL)
+            publicURL: publicURL ?? file?.publicURL, maxConnections: file?.maxConnections,
+            requestTimeoutSeconds: file?.requestTimeoutSeconds ?? defaultRequestTimeoutSeconds)
     }
 
     /// An http or https URL with a host and without query or fragment: what `--public-url` and `public_url` take.

@@ -1,6 +1,7 @@
 import TOMLKit
 
-/// The TOML config file: `listen`, `state_dir`, `registration_key`, `public_url`, `[sender_keys] project = "key"`
+/// The TOML config file: `listen`, `state_dir`, `registration_key`, `public_url`, `max_connections`,
+/// `request_timeout_seconds`, `[sender_keys] project = "key"`
 /// and `[service_accounts] project = "key.pub.pem"` (each also a list, for rotation). Unknown keys are errors so
 /// that typos do not pass silently.
 public struct RelayFileConfig: Sendable, Equatable {
@@ -10,6 +11,8 @@ public struct RelayFileConfig: Sendable, Equatable {
     public var senderKeys: [SenderKey] = []
     public var serviceAccounts: [ServiceAccountKeyFile] = []
     public var publicURL: String?
+    public var maxConnections: Int?
+    public var requestTimeoutSeconds: Double?
 
     public init(listen: ListenAddress? = nil, stateDirectory: String? = nil, registrationKey: String? = nil,
                 senderKeys: [SenderKey] = [], serviceAccounts: [ServiceAccountKeyFile] = [], publicURL: String? = nil) {
@@ -50,6 +53,16 @@ public struct RelayFileConfig: Sendable, Equatable {
                     throw RelayConfigError("\(fileName): `public_url` must be an http or https URL without query, got \"\(text)\"")
                 }
                 config.publicURL = text
+            case "max_connections":
+                guard let count = value?.int, count >= 1 else {
+                    throw RelayConfigError("\(fileName): `max_connections` must be a whole number of at least 1")
+                }
+                config.maxConnections = count
+            case "request_timeout_seconds":
+                guard let seconds = value?.double ?? value?.int.map(Double.init), (0.1...600).contains(seconds) else {
+                    throw RelayConfigError("\(fileName): `request_timeout_seconds` must be a number from 0.1 to 600")
+                }
+                config.requestTimeoutSeconds = seconds
             case "sender_keys":
                 config.senderKeys = try projectTable(value, key: key, fileName: fileName).map { SenderKey(project: $0, key: $1) }
             case "service_accounts":

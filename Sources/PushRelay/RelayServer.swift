@@ -1,3 +1,4 @@
+import ConnectionGuards
 import Logging
 import ServiceLifecycle
 import SystemdSupport
@@ -17,6 +18,10 @@ public final class RelayServer: Sendable {
         ownsProcess: Bool = false,
         onListening: @escaping @Sendable (ListenAddress) async -> Void = { _ in }
     ) throws {
+        // Each connection is a file descriptor; take what the hard limit allows before sizing the connection bound.
+        if ownsProcess, let raised = OpenFileLimit.raiseSoftToHard() {
+            logger.info("open-file limit raised from \(raised.before.soft) to \(raised.after.soft) (the hard limit)")
+        }
         let app = try makeRelayApplication(config: config, logger: logger) { address in
             if ownsProcess { SystemdNotifier.ready(status: "listening on \(address)") }
             await onListening(address)

@@ -1,5 +1,8 @@
+import ConnectionGuards
 import Foundation
 import Hummingbird
+import NIOCore
+import NIOHTTP1
 
 /// The credential of `Authorization: Bearer <credential>`; the scheme is case-insensitive (RFC 7235).
 func bearerCredential(_ request: Request) -> String? {
@@ -10,10 +13,42 @@ func bearerCredential(_ request: Request) -> String? {
     return credential.isEmpty ? nil : credential
 }
 
-/// Reads the whole body; nil when it is larger than `limit`.
+/// Reads the whole body; nil when it is larger than `limit` or incomplete (see `readBody` to tell which).
 func collectBody(_ request: Request, limit: Int) async -> Data? {
-    guard let buffer = try? await request.body.collect(upTo: limit) else { return nil }
-    return Data(buffer.readableBytesView)
+    try? await readBody(request, limit: limit)
+}
+
+/// Why a request body could not be read; each API words it in its own error format.
+enum BodyReadFailure: Error, Equatable {
+    /// Larger than the endpoint reads (by its Content-Length, or by what arrived).
+    case tooLarge(limit: Int)
+    /// Ended before its Content-Length, or stopped arriving before the request deadline.
+    case incomplete(reason: String)
+
+    var message: String {
+        switch self {
+        case .tooLarge(let limit): "Request payload size exceeds the limit: \(limit) bytes."
+        case .incomplete(let reason): "The request body is incomplete: \(reason) before all of it arrived."
+        }
+    }
+}
+
+/// Reads the whole body, refusing one whose Content-Length is already over `limit` without reading it.
+func readBody(_ request: Request, limit: Int) async throws(BodyReadFailure) -> Data {
+    if let declared = request.headers[.contentLength].flatMap({ Int($0) }), declared > limit {
+        throw .tooLarge(limit: limit)
+    }
+    do {
+        return Data(try await request.body.collect(upTo: limit).readableBytesView)
+    } catch is NIOTooManyBytesError {
+        throw .tooLarge(limit: limit)
+    } catch let error as RequestDeadlineExceeded {
+        throw .incomplete(reason: "\(error.timeout.secondsText) s passed")
+    } catch HTTPParserError.invalidEOFState {
+        throw .incomplete(reason: "the client closed its side")
+    } catch {
+        throw .incomplete(reason: "\(error)")
+    }
 }
 
 /// An `application/x-www-form-urlencoded` body as name → value; nil when a name repeats or an escape is invalid

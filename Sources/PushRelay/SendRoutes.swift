@@ -37,9 +37,9 @@ struct SendRoutes: Sendable {
     private func send(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
         let project = context.parameters.get("project") ?? ""
         try await authorize(request, project: project)
-        guard let body = await collectBody(request, limit: Self.maxBody) else {
-            throw FCMError.invalidArgument("Request payload size exceeds the limit: \(Self.maxBody) bytes.")
-        }
+        let body: Data
+        do { body = try await readBody(request, limit: Self.maxBody) }
+        catch { throw FCMError.invalidArgument(error.message) }
         let send = try FCMSendRequest.parse(body)
         guard let deviceID = try await store.deviceID(forToken: send.token) else { throw FCMError.unregistered }
         if send.validateOnly {

@@ -41,9 +41,9 @@ struct TokenRoutes: Sendable {
         if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             throw OAuthError.invalidRequest("the body must be application/x-www-form-urlencoded, not \(type)")
         }
-        guard let body = await collectBody(request, limit: Self.maxBody) else {
-            throw OAuthError.invalidRequest("the request body is larger than \(Self.maxBody) bytes")
-        }
+        let body: Data
+        do { body = try await readBody(request, limit: Self.maxBody) }
+        catch { throw OAuthError.invalidRequest(error.message) }
         guard let form = urlEncodedForm(body) else {
             throw OAuthError.invalidRequest("the body is not a valid form, or repeats a parameter")
         }

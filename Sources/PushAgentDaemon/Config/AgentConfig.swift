@@ -28,6 +28,11 @@ public struct AgentConfig: Sendable, Equatable {
     public var plusAuthKeyAlgorithm: PlusAuthAlgorithm
     /// Where a PlusAuth answer goes when the push's `resolve_url` answers 404/405 or is missing; "" for nowhere.
     public var plusAuthResolveFallbackPath: String
+    /// How long a control connection has to deliver a complete request, from opening or from its previous
+    /// answer; idle, trickling and stalled connections are closed after it (read at start).
+    public var controlRequestTimeoutSeconds: Double
+    /// Control connections one uid may have open at once; more are answered 503 and closed (read at start).
+    public var controlConnectionsPerUID: Int
     /// Where the settings came from, for `--check-config` and logs.
     public var source: String
 
@@ -36,7 +41,7 @@ public struct AgentConfig: Sendable, Equatable {
         "relay_url", "relay_registration_key", "device_name", "state_dir", "socket", "operators", "log_level",
         "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds", "answer_wait_seconds",
         "privacyidea_poll_seconds", "machine_id_file", "binding_identity", "plusauth_key_algorithm",
-        "plusauth_resolve_fallback_path",
+        "plusauth_resolve_fallback_path", "control_request_timeout_seconds", "control_connections_per_uid",
     ]
 
     /// Defaults for the mode: a system service (root, or started with a config file) or a user's daemon (XDG dirs).
@@ -54,7 +59,8 @@ public struct AgentConfig: Sendable, Equatable {
             pollWaitSeconds: 30, backoffInitialSeconds: 1, backoffMaxSeconds: 60, answerWaitSeconds: 10,
             privacyIDEAPollSeconds: 10,
             machineIDFile: "/etc/machine-id", bindingIdentity: nil, plusAuthKeyAlgorithm: .es256,
-            plusAuthResolveFallbackPath: "/push-authenticator/resolve-challenge", source: "defaults")
+            plusAuthResolveFallbackPath: "/push-authenticator/resolve-challenge",
+            controlRequestTimeoutSeconds: 10, controlConnectionsPerUID: 64, source: "defaults")
     }
 
     mutating func apply(toml text: String, file: String) throws(ConfigError) {
@@ -140,6 +146,8 @@ public struct AgentConfig: Sendable, Equatable {
                 throw ConfigError("\(origin): 'plusauth_resolve_fallback_path' must be a path starting with '/' (or empty for none), not '\(value)'")
             }
             plusAuthResolveFallbackPath = value
+        case "control_request_timeout_seconds": controlRequestTimeoutSeconds = try number(0.1...300)
+        case "control_connections_per_uid": controlConnectionsPerUID = Int(try number(1...100_000))
         default: throw ConfigError("\(origin): unknown key '\(key)'")
         }
     }
@@ -164,6 +172,8 @@ public struct AgentConfig: Sendable, Equatable {
         binding_identity: \(bindingIdentity == nil ? "(not set)" : "(set)")
         plusauth_key_algorithm: \(plusAuthKeyAlgorithm.rawValue)
         plusauth_resolve_fallback_path: \(plusAuthResolveFallbackPath.isEmpty ? "(none)" : plusAuthResolveFallbackPath)
+        control_request_timeout_seconds: \(controlRequestTimeoutSeconds)
+        control_connections_per_uid: \(controlConnectionsPerUID)
         """
     }
 }

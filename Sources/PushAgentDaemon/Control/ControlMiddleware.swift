@@ -16,6 +16,8 @@ struct ControlMiddleware: RouterMiddleware {
         }
         do {
             return try await next(request, context)
+        } catch let error as RequestBodyError {
+            return JSONResponse.error(error.controlError, status: error.status)
         } catch {
             let controlError = ControlFailure.controlError(from: error)
             if controlError.code == .unavailable {
@@ -32,17 +34,21 @@ enum JSONResponse {
                  body: .init(byteBuffer: ByteBuffer(bytes: try ControlJSON.encoder().encode(value))))
     }
 
-    static func error(_ error: ControlError) -> Response {
-        let body = (try? ControlJSON.encoder().encode(ErrorBody(error))) ?? Data("{}".utf8)
-        return Response(status: ControlFailure.status(of: error.code), headers: [.contentType: "application/json"],
-                        body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    /// `status` overrides the code's usual one (413 for an `invalid_argument` body that is too large).
+    static func error(_ error: ControlError, status: HTTPResponse.Status? = nil) -> Response {
+        Response(status: status ?? ControlFailure.status(of: error.code), headers: [.contentType: "application/json"],
+                 body: .init(byteBuffer: errorBody(error)))
+    }
+
+    static func errorBody(_ error: ControlError) -> ByteBuffer {
+        ByteBuffer(bytes: (try? ControlJSON.encoder().encode(ErrorBody(error))) ?? Data("{}".utf8))
     }
 }
 
 extension Request {
-    /// Decodes a JSON body; an empty body decodes as `{}`.
+    /// Decodes a JSON body of at most `RequestBodyError.limit` bytes; an empty body decodes as `{}`.
     func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
-        let buffer = try await body.collect(upTo: 64 * 1024)
+        let buffer = try await collectBody()
         let data = buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView)
         do { return try ControlJSON.decoder().decode(T.self, from: data) }
         catch { throw ControlError(.invalidArgument, "the request body is not valid: \(Self.describe(error))") }

@@ -1,0 +1,148 @@
+import NIOCore
+import NIOHTTPTypes
+
+/// Thrown into the body stream of a request whose body stopped arriving before its deadline, so the handler
+/// reading it can answer (400) instead of waiting for a body that will never come.
+public struct RequestDeadlineExceeded: Error, CustomStringConvertible {
+    public let timeout: TimeAmount
+
+    public init(timeout: TimeAmount) { self.timeout = timeout }
+
+    public var description: String { "the request did not arrive in full within \(timeout.secondsText) s" }
+}
+
+/// Gives every request a deadline: once a connection is ready for a request (it opened, or its previous answer
+/// ended), the whole request, head and body, must arrive within `timeout`. That one rule closes idle keep-alive
+/// connections, slowloris-style trickled headers and stalled bodies alike, which a per-read idle timer does
+/// not: a byte every few seconds would keep it alive forever. Answering takes as long as it takes (long-polls,
+/// event streams): the clock stops once a request is in and restarts when its answer ends.
+///
+/// A connection that has not sent a complete request head by then is closed. One whose head arrived but whose
+/// body did not gets `RequestDeadlineExceeded` in its body stream (the handler answers), and is closed
+/// `answerGrace` later whatever happens.
+///
+/// Sits after the HTTP/1 codec (it sees `HTTPRequestPart`s and `HTTPResponsePart`s).
+public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
+    public typealias InboundIn = HTTPRequestPart
+    public typealias InboundOut = HTTPRequestPart
+    public typealias OutboundIn = HTTPResponsePart
+    public typealias OutboundOut = HTTPResponsePart
+
+    private static let answerGrace = TimeAmount.seconds(1)
+
+    private let timeout: TimeAmount
+    private let tracker: (any ConnectionTracker)?
+    /// Requests whose head arrived and whose answer has not ended.
+    private var unanswered = 0
+    /// A head arrived and its end has not.
+    private var readingRequest = false
+    private var deadline: Scheduled<Void>?
+    private var admitted = false
+
+    public init(timeout: TimeAmount, tracker: (any ConnectionTracker)? = nil) {
+        self.timeout = timeout
+        self.tracker = tracker
+    }
+
+    /// Waiting for (the rest of) a request, the only time the clock runs.
+    private var awaitingRequest: Bool { unanswered == 0 || readingRequest }
+
+    public func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { start(context) }
+    }
+
+    public func channelActive(context: ChannelHandlerContext) {
+        start(context)
+        context.fireChannelActive()
+    }
+
+    public func handlerRemoved(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+    }
+
+    public func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head:
+            unanswered += 1
+            readingRequest = true
+        case .body:
+            break
+        case .end:
+            readingRequest = false
+        }
+        update(context)
+        context.fireChannelRead(data)
+    }
+
+    public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data) {
+            unanswered = max(0, unanswered - 1)
+            update(context)
+        }
+        context.write(data, promise: promise)
+    }
+
+    private func start(_ context: ChannelHandlerContext) {
+        guard !admitted else { return }
+        admitted = true
+        if let tracker {
+            let channel = context.channel
+            guard tracker.opened(channel) else {
+                context.close(promise: nil)
+                return
+            }
+            channel.closeFuture.whenComplete { _ in tracker.closed(channel) }
+        }
+        update(context)
+    }
+
+    /// Runs the clock exactly while a request is awaited, and tells the tracker when that changes.
+    private func update(_ context: ChannelHandlerContext) {
+        let waiting = awaitingRequest && context.channel.isActive
+        if waiting, deadline == nil {
+            deadline = context.eventLoop.assumeIsolated().scheduleTask(in: timeout) { [self] in expire(context) }
+            tracker?.waitingChanged(context.channel, waiting: true)
+        } else if !waiting, let scheduled = deadline {
+            scheduled.cancel()
+            deadline = nil
+            tracker?.waitingChanged(context.channel, waiting: false)
+        }
+    }
+
+    private func expire(_ context: ChannelHandlerContext) {
+        deadline = nil
+        guard readingRequest else {
+            context.close(promise: nil)
+            return
+        }
+        context.fireErrorCaught(RequestDeadlineExceeded(timeout: timeout))
+        context.eventLoop.assumeIsolated().scheduleTask(in: Self.answerGrace) { context.close(promise: nil) }
+    }
+}
+
+@available(*, unavailable)
+extension RequestDeadlineHandler: Sendable {}
+
+/// Told about each connection's life by its `RequestDeadlineHandler`, on the connection's event loop; a server
+/// uses it to bound how many connections it keeps and which to drop first.
+public protocol ConnectionTracker: Sendable {
+    /// A connection is ready; returning false closes it at once.
+    func opened(_ channel: any Channel) -> Bool
+    /// The connection started (true) or stopped (false) awaiting a request: the only time it may be idle or slow.
+    func waitingChanged(_ channel: any Channel, waiting: Bool)
+    func closed(_ channel: any Channel)
+}
+
+extension TimeAmount {
+    /// "10" for 10 s, "0.5" for 500 ms: for messages that name a timeout.
+    public var secondsText: String {
+        nanoseconds % 1_000_000_000 == 0 ? "\(nanoseconds / 1_000_000_000)" : "\(Double(nanoseconds) / 1_000_000_000)"
+    }
+}

@@ -1,0 +1,113 @@
+import ConnectionGuards
+import Logging
+import NIOCore
+import Synchronization
+
+/// Bounds the relay's open connections below its file-descriptor limit, and when full makes room by closing the
+/// connection that has been awaiting a request the longest (idle, or trickling a slowloris request), never one
+/// being answered (a waiting long-poll). A flood of slow connections then only ever pushes out its own oldest, and a
+/// well-behaved client that sends its request at once is served in its place. Hummingbird's
+/// `MaximumAvailableConnections` stops accepting instead, which queues every new client behind the flood.
+final class ConnectionSlots: ConnectionTracker {
+    /// File descriptors kept for what is not a connection: the listener, SQLite and its journal, the event loops.
+    static let reservedDescriptors = 64
+
+    let limit: Int
+    private let logger: Logger
+    private let state = Mutex(State())
+
+    fileprivate struct State {
+        var open: [ObjectIdentifier: Slot] = [:]
+        /// Connections in the order they started awaiting a request, oldest first. An entry is stale when its
+        /// connection stopped waiting (or waited again, later) since: `Slot.waitingTicket` tells.
+        var waitingOrder: [(id: ObjectIdentifier, ticket: UInt64)] = []
+        var waitingHead = 0
+        var nextTicket: UInt64 = 0
+        var refusing = false
+    }
+
+    fileprivate struct Slot {
+        let channel: any Channel
+        var waitingTicket: UInt64?
+    }
+
+    init(limit: Int, logger: Logger) {
+        self.limit = max(1, limit)
+        self.logger = logger
+    }
+
+    /// `configured` when set, else as many as the open-file limit leaves room for.
+    static func limit(configured: Int?, openFiles: OpenFileLimit = .current) -> Int {
+        configured ?? max(16, openFiles.soft - reservedDescriptors)
+    }
+
+    var openCount: Int { state.withLock { $0.open.count } }
+
+    func opened(_ channel: any Channel) -> Bool {
+        let (admitted, evicted, firstRefusal) = state.withLock { state -> (Bool, (any Channel)?, Bool) in
+            var evicted: (any Channel)?
+            if state.open.count >= limit {
+                evicted = state.removeLongestWaiting()
+                guard evicted != nil else {
+                    defer { state.refusing = true }
+                    return (false, nil, !state.refusing)
+                }
+            }
+            state.refusing = false
+            state.open[ObjectIdentifier(channel)] = Slot(channel: channel, waitingTicket: nil)
+            return (true, evicted, false)
+        }
+        evicted?.close(promise: nil)
+        if firstRefusal {
+            logger.warning("\(limit) connections open, all of them being answered (max_connections): new ones are closed until some end")
+        }
+        return admitted
+    }
+
+    func waitingChanged(_ channel: any Channel, waiting: Bool) {
+        state.withLock { state in
+            let id = ObjectIdentifier(channel)
+            guard state.open[id] != nil else { return }
+            if waiting {
+                state.nextTicket += 1
+                state.open[id]?.waitingTicket = state.nextTicket
+                state.waitingOrder.append((id, state.nextTicket))
+                state.compactIfMostlyStale()
+            } else {
+                state.open[id]?.waitingTicket = nil
+            }
+        }
+    }
+
+    func closed(_ channel: any Channel) {
+        _ = state.withLock { $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
+    }
+}
+
+extension ConnectionSlots.State {
+    /// Takes the longest-waiting connection out of the books (so the next arrival does not pick it again while it
+    /// is still closing) and returns it; nil when every connection is being answered.
+    fileprivate mutating func removeLongestWaiting() -> (any Channel)? {
+        while waitingHead < waitingOrder.count {
+            let entry = waitingOrder[waitingHead]
+            waitingHead += 1
+            if let slot = open[entry.id], slot.waitingTicket == entry.ticket {
+                open[entry.id] = nil
+                return slot.channel
+            }
+        }
+        return nil
+    }
+
+    /// Keeps the order list proportional to the open connections: stale entries pile up as connections go from
+    /// waiting to answered and back.
+    fileprivate mutating func compactIfMostlyStale() {
+        if waitingHead > 1024, waitingHead * 2 > waitingOrder.count {
+            waitingOrder.removeFirst(waitingHead)
+            waitingHead = 0
+        }
+        guard waitingOrder.count - waitingHead > 2 * open.count + 64 else { return }
+        waitingOrder = waitingOrder[waitingHead...].filter { open[$0.id]?.waitingTicket == $0.ticket }
+        waitingHead = 0
+    }
+}
