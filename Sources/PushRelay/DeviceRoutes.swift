@@ -46,9 +46,9 @@ struct DeviceRoutes: Sendable {
                 throw DeviceAPIError.unauthorized("this relay requires its registration key as a Bearer token")
             }
         }
-        guard let body = await collectBody(request, limit: Self.maxRegistrationBody) else {
-            throw DeviceAPIError.invalidArgument("request body larger than \(Self.maxRegistrationBody) bytes")
-        }
+        let body: Data
+        do { body = try await readBody(request, limit: Self.maxRegistrationBody) }
+        catch { throw DeviceAPIError.invalidArgument(error.message) }
         let fields: RegistrationBody
         do {
             fields = body.isEmpty ? RegistrationBody() : try JSONDecoder().decode(RegistrationBody.self, from: body)

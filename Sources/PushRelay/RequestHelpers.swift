@@ -13,11 +13,6 @@ func bearerCredential(_ request: Request) -> String? {
     return credential.isEmpty ? nil : credential
 }
 
-/// Reads the whole body; nil when it is larger than `limit` or incomplete (see `readBody` to tell which).
-func collectBody(_ request: Request, limit: Int) async -> Data? {
-    try? await readBody(request, limit: limit)
-}
-
 /// Why a request body could not be read; each API words it in its own error format.
 enum BodyReadFailure: Error, Equatable {
     /// Larger than the endpoint reads (by its Content-Length, or by what arrived).
