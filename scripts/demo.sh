@@ -69,7 +69,7 @@ done
 start_stepup() {
     local uri secret server_url
     uri=$("$BIN/pushsim" forgerock enroll-uri --sim "$SIM" --account bob --totp)
-    "$BIN/pushctl" enroll "$uri"
+    printf '%s\n' "$uri" | "$BIN/pushctl" enroll -
     STEPUP_ACCOUNT=$("$BIN/pushctl" --json accounts | grep -o 'acc_[a-z2-7]*' | tail -n1)
     secret=$(printf '%s' "$uri" | sed -n 's/.*[?&]secret=\([A-Za-z2-7]*\).*/\1/p')
     "$BIN/stepup-server" --listen 127.0.0.1:0 --trigger github-otp --totp-secret "$secret" >"$DIR/stepup-server.log" 2>&1 &
@@ -110,7 +110,8 @@ fi
 
 URI=$("$BIN/pushsim" forgerock enroll-uri --sim "$SIM" --account alice)
 echo "pushsim issued: $URI"
-"$BIN/pushctl" enroll "$URI"
+# On stdin: as an argument the URI (and the secret in it) would show in every local user's process list.
+printf '%s\n' "$URI" | "$BIN/pushctl" enroll -
 "$BIN/pushsim" forgerock push --sim "$SIM" --message "Sign in to the demo app from Firefox on Linux?"
 
 for _ in $(seq 1 100); do

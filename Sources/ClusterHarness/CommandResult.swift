@@ -6,8 +6,10 @@ public struct CommandResult: Sendable {
     public var stdout: String
     public var stderr: String
 
-    /// Runs a command to completion; with `asUID`, as that uid (and the same gid) through setpriv (needs root).
-    public static func run(_ executable: String, _ arguments: [String], asUID uid: UInt32? = nil) throws -> CommandResult {
+    /// Runs a command to completion; with `asUID`, as that uid (and the same gid) through setpriv (needs root). Its
+    /// stdin is `input` (small: it is written whole before the output is read), or empty.
+    public static func run(_ executable: String, _ arguments: [String], asUID uid: UInt32? = nil,
+                           input: String? = nil) throws -> CommandResult {
         let process = Process()
         if let uid {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -22,8 +24,13 @@ public struct CommandResult: Sendable {
         let out = Pipe(), err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        process.standardInput = FileHandle.nullDevice
+        let stdin = input.map { _ in Pipe() }
+        process.standardInput = stdin ?? FileHandle.nullDevice
         try process.run()
+        if let stdin, let input {
+            try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -12,7 +12,7 @@ struct List: AsyncParsableCommand {
         try await global.run { client in
             let approvals = try await client.approvals(state: all ? nil : .pending)
             if global.json { return try Output.json(ApprovalsResponse(approvals: approvals)) }
-            if approvals.isEmpty { return print(all ? "no approvals" : "no pending approvals") }
+            if approvals.isEmpty { return Output.say(all ? "no approvals" : "no pending approvals") }
             Output.table(["ID", "STATE", "PROVIDER", "KIND", "EXPIRES", "MESSAGE"], approvals.map {
                 [$0.id, $0.state.rawValue, $0.provider.rawValue,
                  $0.kind == .number ? "number (\($0.numbers?.joined(separator: ",") ?? ""))" : $0.kind.rawValue,
@@ -31,7 +31,7 @@ struct Show: AsyncParsableCommand {
         try await global.run { client in
             let approval = try await client.approval(id)
             if global.json { return try Output.json(approval) }
-            print(Output.describe(approval))
+            Output.say(Output.describe(approval))
         }
     }
 }
@@ -82,12 +82,12 @@ struct Deny: AsyncParsableCommand {
 private func report(_ approval: Approval, verb: String) throws {
     switch approval.state {
     case .approved, .denied:
-        print("\(approval.id) \(approval.state.rawValue)")
+        Output.say("\(approval.id) \(approval.state.rawValue)")
         if let code = approval.resolution?.displayCode {
-            print(DisplayText.sanitized("\(approval.resolution?.displayMessage ?? "Enter this code at the sign-in"): \(code)"))
+            Output.say("\(approval.resolution?.displayMessage ?? "Enter this code at the sign-in"): \(code)")
         }
     case .approving, .denying:
-        print("\(approval.id) \(verb) here; still sending the answer to the provider (see `pushctl show \(approval.id)`)")
+        Output.say("\(approval.id) \(verb) here; still sending the answer to the provider (see `pushctl show \(approval.id)`)")
     default:
         Output.error("\(approval.id) \(approval.state.rawValue): \(approval.error ?? "no reason given")")
         throw ExitCode.failure
@@ -96,7 +96,8 @@ private func report(_ approval: Approval, verb: String) throws {
 
 enum Prompt {
     static func ask(_ question: String) -> String? {
-        FileHandle.standardError.write(Data(question.utf8))
+        // Questions quote the push (the numbers to choose from).
+        FileHandle.standardError.write(Data(DisplayText.sanitized(question).utf8))
         return readLine()?.trimmingCharacters(in: .whitespaces)
     }
 }
@@ -110,7 +111,7 @@ struct History: AsyncParsableCommand {
         try await global.run { client in
             let entries = try await client.history(limit: limit)
             if global.json { return try Output.json(HistoryResponse(entries: entries)) }
-            if entries.isEmpty { return print("no history yet") }
+            if entries.isEmpty { return Output.say("no history yet") }
             Output.table(["WHEN", "WHAT", "DETAIL"], entries.map { entry in
                 if let approval = entry.approval {
                     return [Output.relative(entry.at), "approval \(approval.state.rawValue)",

@@ -5,10 +5,18 @@ import PushAgentCore
 
 /// How pushctl prints: short tables and paragraphs for people, the API's JSON with --json.
 enum Output {
+    /// Every human-readable line goes out through here: nearly all of it holds text from providers' pushes and
+    /// enrollment URIs, or from programs' requests (DisplayText).
+    static func say(_ text: String) {
+        print(DisplayText.sanitized(text, keepingLineFeeds: true))
+    }
+
     static func error(_ message: String) {
         // Messages carry the daemon's and providers' words (an approval's error, say).
         FileHandle.standardError.write(Data("pushctl: \(DisplayText.sanitized(message, keepingLineFeeds: true))\n".utf8))
     }
+
+    static func warning(_ message: String) { error("warning: " + message) }
 
     static func exitCode(for error: ControlClientError) -> Int32 {
         switch error {
@@ -25,7 +33,25 @@ enum Output {
     }
 
     static func json<T: Encodable>(_ value: T) throws {
-        print(String(decoding: try ControlJSON.encoder(pretty: true).encode(value), as: UTF8.self))
+        print(terminalSafe(json: String(decoding: try ControlJSON.encoder(pretty: true).encode(value), as: UTF8.self)))
+    }
+
+    /// `json` with DEL, C1 and bidirectional controls written as `\uXXXX` escapes, as the encoder already writes C0
+    /// controls: the same JSON to any reader, and nothing a terminal would act on. Only strings can hold them, so
+    /// the raw line feeds left are pretty-printing's.
+    static func terminalSafe(json: String) -> String {
+        let needsEscape = { (scalar: Unicode.Scalar) in DisplayText.isUnsafe(scalar) && scalar != "\n" }
+        guard json.unicodeScalars.contains(where: needsEscape) else { return json }
+        var escaped = ""
+        for scalar in json.unicodeScalars {
+            if needsEscape(scalar) {
+                // Every unsafe scalar is in the Basic Multilingual Plane, so one escape spells it.
+                escaped += String(format: "\\u%04x", scalar.value)
+            } else {
+                escaped.unicodeScalars.append(scalar)
+            }
+        }
+        return escaped
     }
 
     /// Cells are sanitized: most come from providers' pushes and programs' requests (DisplayText).

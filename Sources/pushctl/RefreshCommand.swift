@@ -10,7 +10,7 @@ struct Refresh: AsyncParsableCommand {
         try await global.run { client in
             let result = try await client.refresh()
             if global.json { return try Output.json(result) }
-            print("polled \(result.polled) account(s): \(result.newApprovals.count) new approval(s)"
+            Output.say("polled \(result.polled) account(s): \(result.newApprovals.count) new approval(s)"
                   + (result.newApprovals.isEmpty ? "" : " (" + result.newApprovals.joined(separator: ", ") + ")"))
             for failure in result.failures { Output.error("\(failure.accountId): \(failure.error)") }
             if !result.failures.isEmpty { throw ExitCode.failure }

@@ -12,7 +12,7 @@ struct Requests: AsyncParsableCommand {
         try await global.run { client in
             let requests = try await client.requests()
             if global.json { return try Output.json(RequestsResponse(requests: requests)) }
-            if requests.isEmpty { return print("no requests") }
+            if requests.isEmpty { return Output.say("no requests") }
             Output.table(["ID", "STATE", "PROVIDER", "ACCOUNT", "EXPIRES", "MESSAGE"], requests.map {
                 [$0.id, $0.state.rawValue, $0.provider.rawValue, $0.accountId,
                  $0.state.isFinal ? "-" : Output.relative($0.expiresAt), $0.error ?? $0.message]
@@ -39,12 +39,12 @@ enum RequestWaiting {
         var announced = false
         while !request.state.isFinal {
             if !announced, !json {
-                print("\(request.id) \(request.state.rawValue): \(request.message) (expires \(Output.relative(request.expiresAt)))")
+                Output.say("\(request.id) \(request.state.rawValue): \(request.message) (expires \(Output.relative(request.expiresAt)))")
                 announced = true
             }
             request = try await client.request(request.id, wait: 30)
         }
-        if json { try Output.json(request) } else { print("\(request.id) \(request.state.rawValue)\(request.txId.map { " (transaction \($0))" } ?? "")") }
+        if json { try Output.json(request) } else { Output.say("\(request.id) \(request.state.rawValue)\(request.txId.map { " (transaction \($0))" } ?? "")") }
         switch request.state {
         case .completed, .approved, .pending: return
         case .denied, .failed:
@@ -82,7 +82,7 @@ struct Hyphen: AsyncParsableCommand {
                 let request = try await client.hyphenSignIn(account: account, credential: token)
                 if noWait || request.state.isFinal {
                     if global.json { return try Output.json(request) }
-                    return print("\(request.id) \(request.state.rawValue): \(request.message)")
+                    return Output.say("\(request.id) \(request.state.rawValue): \(request.message)")
                 }
                 try await RequestWaiting.untilFinal(request.id, client: client, json: global.json)
             }

@@ -13,9 +13,9 @@ struct JWKS: AsyncParsableCommand {
             let keys = try await client.signingKeys()
             if global.json { return try Output.json(keys) }
             for key in keys.keys {
-                print("device key \(key.kid) (\(key.kty) \(key.crv), \(key.alg ?? "ES256")) signs step-up receipts")
+                Output.say("device key \(key.kid) (\(key.kty) \(key.crv), \(key.alg ?? "ES256")) signs step-up receipts")
             }
-            print("Give servers that accept receipts its JWK Set: pushctl --json jwks > pushagent-jwks.json (docs/stepup.md)")
+            Output.say("Give servers that accept receipts its JWK Set: pushctl --json jwks > pushagent-jwks.json (docs/stepup.md)")
         }
     }
 }

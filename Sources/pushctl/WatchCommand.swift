@@ -13,7 +13,8 @@ struct Watch: AsyncParsableCommand {
         try await global.run { client in
             if global.json {
                 for try await line in try await client.eventLines() {
-                    FileHandle.standardOutput.write(line + Data("\n".utf8))
+                    let safeLine = Output.terminalSafe(json: String(decoding: line, as: UTF8.self))
+                    FileHandle.standardOutput.write(Data((safeLine + "\n").utf8))
                 }
                 return
             }

@@ -6,8 +6,8 @@ import Testing
 struct PushCtlCLITests {
     static let forgeRockURI = "pushauth://push/forgerock:user?a=aHR0cDovL2Rldi5vcGVuYW0uZXhhbXBsZS5jb206ODA4MS9vcGVuYW0vanNvbi9kZXYvcHVzaC9zbnMvbWVzc2FnZT9fYWN0aW9uPWF1dGhlbnRpY2F0ZQ&b=519387&r=aHR0cDovL2Rldi5vcGVuYW0uZXhhbXBsZS5jb206ODA4MS9vcGVuYW0vanNvbi9kZXYvcHVzaC9zbnMvbWVzc2FnZT9fYWN0aW9uPXJlZ2lzdGVy&s=b3uYLkQ7dRPjBaIzV0t_aijoXRgMq-NP5AwVAvRfa_E&c=9giiBAdUHjqpo0XE4YdZ7pRlv0hrQYwDz8Z1wwLLbkg&l=YW1sYmNvb2tpZT0wMQ&m=REGISTER:8be951c6-af83-438d-8f74-421bd18650421570561063169&issuer=Rm9yZ2VSb2Nr"
 
-    func pushctl(_ arguments: [String]) throws -> CommandResult {
-        try CommandResult.run(Binaries.path("pushctl"), arguments)
+    func pushctl(_ arguments: [String], input: String? = nil) throws -> CommandResult {
+        try CommandResult.run(Binaries.path("pushctl"), arguments, input: input)
     }
 
     @Test func daemonNotRunningExitsThreeNamingTheSocket() throws {
@@ -31,6 +31,23 @@ struct PushCtlCLITests {
         #expect(result.stdout.contains("user"))
         #expect(result.stdout.contains("dev.openam.example.com"))
         #expect(!result.stdout.contains("b3uYLkQ7dRPjBaIzV0t"), "the shared secret is never printed")
+    }
+
+    @Test func dryRunShowsIssuerAndAccountWithoutTerminalControls() throws {
+        let issuer = Data("\u{1B}]0;owned\u{07}Evil\u{202E}Corp\u{9B}2J".utf8).base64EncodedString()
+            .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+            .replacingOccurrences(of: "=", with: "")
+        let hostile = Self.forgeRockURI
+            .replacingOccurrences(of: "forgerock:user", with: "forgerock:us%1B%5B2Jer")
+            .replacingOccurrences(of: "issuer=Rm9yZ2VSb2Nr", with: "issuer=" + issuer)
+        for json in [false, true] {
+            let result = try pushctl((json ? ["--json"] : []) + ["enroll", "--dry-run", hostile])
+            #expect(result.status == 0, "dry run: \(result.stderr)")
+            #expect(result.stdout.contains("Evil") && result.stdout.contains("er"), "shows them: \(result.stdout)")
+            let unsafe = result.stdout.unicodeScalars.filter { $0 != "\n" && ($0.properties.generalCategory == .control
+                                                                             || $0.properties.isBidiControl) }
+            #expect(unsafe.isEmpty, "\(json ? "--json" : "text"): no terminal controls reach the terminal: \(unsafe.map(\.value))")
+        }
     }
 
     @Test func enrollReadsTheURIFromAQRPicture() throws {

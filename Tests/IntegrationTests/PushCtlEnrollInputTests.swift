@@ -1,0 +1,110 @@
+import ClusterHarness
+import Foundation
+import Testing
+
+/// `pushctl enroll` takes the URI, which holds the account's secret, from stdin or a file, where other local users
+/// cannot read it as they can the process list.
+struct PushCtlEnrollInputTests {
+    let uri = PushCtlCLITests.forgeRockURI
+    let secret = "b3uYLkQ7dRPjBaIzV0t"
+
+    func pushctl(_ arguments: [String], input: String? = nil) throws -> CommandResult {
+        try CommandResult.run(Binaries.path("pushctl"), ["--socket", "/nonexistent.sock"] + arguments, input: input)
+    }
+
+    func temporaryFile(_ contents: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("uri-\(UUID()).txt").path
+        try contents.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
+    @Test func readsTheURIFromStdinWithoutTheWhitespaceAroundIt() throws {
+        let result = try pushctl(["enroll", "-", "--dry-run"], input: "  \(uri)\r\n\n")
+        #expect(result.status == 0, "dry run from stdin: \(result.stderr)")
+        #expect(result.stdout.contains("dev.openam.example.com"))
+        #expect(!result.stderr.contains("warning"), "stdin is the recommended form: \(result.stderr)")
+    }
+
+    @Test func readsTheURIFromAFile() throws {
+        let file = try temporaryFile(uri + "\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try pushctl(["--json", "enroll", "--uri-file", file, "--dry-run"])
+        #expect(result.status == 0, "dry run from a file: \(result.stderr)")
+        #expect(result.stdout.contains("\"ForgeRock\""))
+        #expect(!result.stderr.contains("warning"), "a file is a recommended form: \(result.stderr)")
+    }
+
+    @Test func noURIOrSeveralAreUsageErrors() throws {
+        for input in ["", " \n\t\n"] {
+            let empty = try pushctl(["enroll", "-", "--dry-run"], input: input)
+            #expect(empty.status == 2, "empty stdin \(input.debugDescription)")
+            #expect(empty.stderr.contains("stdin holds no URI"), "says what is missing: \(empty.stderr)")
+        }
+        let two = try pushctl(["enroll", "-", "--dry-run"], input: "\(uri)\n\(uri)\n")
+        #expect(two.status == 2)
+        #expect(two.stderr.contains("2 URIs"), "says why: \(two.stderr)")
+        let emptyFile = try temporaryFile("\n")
+        defer { try? FileManager.default.removeItem(atPath: emptyFile) }
+        let fromEmptyFile = try pushctl(["enroll", "--uri-file", emptyFile, "--dry-run"])
+        #expect(fromEmptyFile.status == 2)
+        #expect(fromEmptyFile.stderr.contains(emptyFile), "names the file: \(fromEmptyFile.stderr)")
+    }
+
+    @Test func anInputTooLargeForAURIIsRefused() throws {
+        let file = try temporaryFile(String(repeating: "x", count: 70_000))
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try pushctl(["enroll", "--uri-file", file, "--dry-run"])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("64 KiB"), "names the limit: \(result.stderr)")
+    }
+
+    @Test func anUnreadableFileFailsNamingIt() throws {
+        let missing = "/nonexistent/uri-\(UUID()).txt"
+        let result = try pushctl(["enroll", "--uri-file", missing, "--dry-run"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(missing) && result.stderr.contains("No such file"), "says why: \(result.stderr)")
+    }
+
+    @Test func theURIComesFromOnePlaceOnly() throws {
+        let file = try temporaryFile(uri)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        for arguments in [["-", "--uri-file", file], [uri, "--uri-file", file], ["--uri-file", file, "--qr", file]] {
+            let result = try pushctl(["enroll", "--dry-run"] + arguments, input: uri)
+            #expect(result.status == 2, "\(arguments): \(result.stderr)")
+            #expect(result.stderr.contains("one way only"), "says what to do: \(result.stderr)")
+        }
+    }
+
+    @Test func aURIArgumentStillWorksWithAWarning() throws {
+        let result = try pushctl(["enroll", "--dry-run", uri])
+        #expect(result.status == 0, "the old form keeps working: \(result.stderr)")
+        #expect(result.stderr.contains("warning") && result.stderr.contains("pushctl enroll -"),
+                "points to stdin: \(result.stderr)")
+    }
+
+    @Test func theSecretIsNotInTheProcessListWhileEnrolling() async throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.path("pushctl"))
+        process.arguments = ["enroll", "-", "--dry-run"]
+        let stdin = Pipe(), stdout = Pipe()
+        process.standardInput = stdin
+        process.standardOutput = stdout
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        // Read while pushctl waits for its stdin: this is what `ps` shows any local user.
+        var commandLine = ""
+        try await eventually("pushctl's command line is readable") {
+            commandLine = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/cmdline", encoding: .utf8)) ?? ""
+            return commandLine.hasPrefix(Binaries.path("pushctl"))
+        }
+        #expect(process.isRunning, "pushctl waits for the URI on stdin")
+        #expect(!commandLine.contains(secret))
+        try stdin.fileHandleForWriting.write(contentsOf: Data((uri + "\n").utf8))
+        try stdin.fileHandleForWriting.close()
+        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(output.contains("dev.openam.example.com"))
+    }
+}
