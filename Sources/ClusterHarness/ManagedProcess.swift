@@ -8,13 +8,14 @@ public final class ManagedProcess: Sendable {
     private let output = OutputBuffer()
 
     /// Starts `executable` with `arguments`; stdout and stderr are collected together; stdin is `standardInput`
-    /// (for instance a socket to hand over) or /dev/null.
+    /// (for instance a socket to hand over) or /dev/null; it runs in `workingDirectory`, or in this process's.
     public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:],
-                standardInput: FileHandle = .nullDevice) throws {
+                standardInput: FileHandle = .nullDevice, workingDirectory: String? = nil) throws {
         self.name = name
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory, isDirectory: true) }
         var env = ProcessInfo.processInfo.environment
         env["PUSHAGENT_LOG_FORMAT"] = "console"
         for (key, value) in environment { env[key] = value }

@@ -51,21 +51,33 @@ struct PushRelayCommand: ParsableCommand {
     }
 
     func resolvedConfig() throws(RelayConfigError) -> RelayConfig {
-        let fileName = configFile ?? RelayConfig.defaultConfigPath
+        let workingDirectory = FileManager.default.currentDirectoryPath
+        let fileName = configFile.map { absolute($0, relativeTo: workingDirectory) } ?? RelayConfig.defaultConfigPath
         var file: RelayFileConfig?
         if configFile != nil || FileManager.default.fileExists(atPath: fileName) {
             // FileHandle rather than String(contentsOfFile:), which refuses /dev/null (a way to skip the default file).
             guard let handle = FileHandle(forReadingAtPath: fileName), let data = try? handle.readToEnd() ?? Data() else {
                 throw RelayConfigError("\(configFile == nil ? "" : "--config: ")cannot read \(fileName)")
             }
-            file = try RelayFileConfig.parse(String(decoding: data, as: UTF8.self), fileName: fileName)
+            var parsed = try RelayFileConfig.parse(String(decoding: data, as: UTF8.self), fileName: fileName)
+            // Taken from the file's directory, as its service-account files are: the directory the relay happens to
+            // start in (/ for a service) is no place for its state.
+            let fileDirectory = (fileName as NSString).deletingLastPathComponent
+            parsed.stateDirectory = parsed.stateDirectory.map { absolute($0, relativeTo: fileDirectory) }
+            file = parsed
         }
         return try RelayConfig.resolve(
-            listen: listen.flatMap(ListenAddress.init(parsing:)), stateDirectory: stateDir,
+            listen: listen.flatMap(ListenAddress.init(parsing:)),
+            stateDirectory: stateDir.map { absolute($0, relativeTo: workingDirectory) },
             senderKeys: senderKeys.compactMap(SenderKey.init(parsing:)), registrationKey: registrationKey,
             serviceAccounts: serviceAccounts.compactMap(ServiceAccountKeyFile.init(parsing:)), publicURL: publicURL,
             file: file, fileName: fileName)
     }
+}
+
+/// `path` made absolute: logs and errors then name the real place.
+private func absolute(_ path: String, relativeTo directory: String) -> String {
+    URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
 }
 
 func fail(_ message: String, exitCode: Int32) -> Never {

@@ -9,13 +9,15 @@ struct RelayProcessTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent(".build/debug/pushrelay").path
 
-    private func launch(_ arguments: [String]) throws -> (Process, stdout: Pipe, stderr: Pipe, exit: AsyncStream<Process>) {
+    private func launch(_ arguments: [String], in workingDirectory: String? = nil) throws
+        -> (Process, stdout: Pipe, stderr: Pipe, exit: AsyncStream<Process>) {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw TestFailure("\(Self.binary) is missing: run `swift build --product pushrelay` first")
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.binary)
         process.arguments = arguments
+        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory, isDirectory: true) }
         let stdout = Pipe(), stderr = Pipe()
         process.standardOutput = stdout
         process.standardError = stderr
@@ -70,6 +72,23 @@ struct RelayProcessTests {
         let answer = try await poll.value
         #expect(answer.status == 200)
         #expect(answer.text.contains(#""messages":[]"#))
+    }
+
+    @Test func aRelativeStateDirectoryInTheConfigFileIsTakenFromTheFilesDirectory() async throws {
+        let directory = try makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let configDirectory = directory + "/etc", startDirectory = directory + "/elsewhere"
+        for path in [configDirectory, startDirectory] {
+            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        }
+        try "listen = \"127.0.0.1:0\"\nstate_dir = \"state\"\n"
+            .write(toFile: configDirectory + "/pushrelay.toml", atomically: true, encoding: .utf8)
+        let (process, stdout, _, _) = try launch(["--config", "../etc/pushrelay.toml"], in: startDirectory)
+        defer { if process.isRunning { process.terminate() } }
+        let line = try await firstLine(of: stdout.fileHandleForReading, within: .seconds(10))
+        #expect(line.hasPrefix("pushrelay listening on"))
+        #expect(FileManager.default.fileExists(atPath: configDirectory + "/state/relay.sqlite"), "beside the file")
+        #expect(!FileManager.default.fileExists(atPath: startDirectory + "/state"), "not where it happened to start")
     }
 
     @Test(arguments: [

@@ -49,9 +49,9 @@ public struct AgentConfig: Sendable, Equatable {
         let home = environment["HOME"] ?? NSHomeDirectory()
         let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
             ?? (systemMode ? "/var/lib/pushagent"
-                : (environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? home + "/.local/state") + "/pushagent")
+                : (ConfigPaths.xdgDirectory("XDG_STATE_HOME", in: environment) ?? home + "/.local/state") + "/pushagent")
         let socketPath = systemMode ? "/run/pushagent/pushagentd.sock"
-            : environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 + "/pushagent/pushagentd.sock" }
+            : ConfigPaths.xdgDirectory("XDG_RUNTIME_DIR", in: environment).map { $0 + "/pushagent/pushagentd.sock" }
             ?? stateDirectory + "/pushagentd.sock"
         return AgentConfig(
             relayURL: nil, relayRegistrationKey: nil, deviceName: ProcessInfo.processInfo.hostName,
@@ -63,6 +63,7 @@ public struct AgentConfig: Sendable, Equatable {
             controlRequestTimeoutSeconds: 10, controlConnectionsPerUID: 64, source: "defaults")
     }
 
+    /// `file` is absolute: relative paths in it are taken from its directory.
     mutating func apply(toml text: String, file: String) throws(ConfigError) {
         let table: TOMLTable
         do { table = try TOMLTable(string: text) }
@@ -72,6 +73,7 @@ public struct AgentConfig: Sendable, Equatable {
         for key in table.keys where !Self.keys.contains(key) {
             throw ConfigError("\(file): unknown key '\(key)' (known keys: \(Self.keys.sorted().joined(separator: ", ")))")
         }
+        let fileDirectory = (file as NSString).deletingLastPathComponent
         for key in table.keys {
             guard let value = table[key] else { continue }
             if key == "operators" {
@@ -81,11 +83,11 @@ public struct AgentConfig: Sendable, Equatable {
                     return name
                 }
             } else if let string = value.string {
-                try set(key, string, origin: file)
+                try set(key, string, origin: file, relativeTo: fileDirectory)
             } else if let int = value.int {
-                try set(key, String(int), origin: file)
+                try set(key, String(int), origin: file, relativeTo: fileDirectory)
             } else if let double = value.double {
-                try set(key, String(double), origin: file)
+                try set(key, String(double), origin: file, relativeTo: fileDirectory)
             } else {
                 throw ConfigError("\(file): '\(key)' has a value of the wrong type")
             }
@@ -93,20 +95,26 @@ public struct AgentConfig: Sendable, Equatable {
         source = file
     }
 
-    mutating func apply(environment: [String: String]) throws(ConfigError) {
+    mutating func apply(environment: [String: String], workingDirectory: String) throws(ConfigError) {
         for key in Self.keys.sorted() {
             let name = "PUSHAGENT_" + key.uppercased()
             guard let value = environment[name] else { continue }
             if key == "operators" {
                 operators = value.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
             } else {
-                try set(key, value, origin: "environment variable \(name)")
+                try set(key, value, origin: "environment variable \(name)", relativeTo: workingDirectory)
             }
         }
     }
 
-    /// Sets one key from text, validating it; `origin` names where the bad value came from.
-    mutating func set(_ key: String, _ value: String, origin: String) throws(ConfigError) {
+    /// Sets one key from text, validating it; `origin` names where the bad value came from, and a relative path is
+    /// taken from `directory` (ConfigPaths).
+    mutating func set(_ key: String, _ value: String, origin: String, relativeTo directory: String) throws(ConfigError) {
+        var value = value
+        if ConfigPaths.keys.contains(key) {
+            guard !value.isEmpty else { throw ConfigError("\(origin): '\(key)' must name a path, not be empty") }
+            value = ConfigPaths.absolute(value, relativeTo: directory)
+        }
         func number(_ range: ClosedRange<Double>) throws(ConfigError) -> Double {
             guard let n = Double(value), range.contains(n) else {
                 throw ConfigError("\(origin): '\(key)' must be a number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")

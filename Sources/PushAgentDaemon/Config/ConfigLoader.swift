@@ -23,11 +23,15 @@ public enum ConfigLoader {
 
     public static let systemConfigFile = "/etc/pushagent/pushagentd.toml"
 
+    /// Relative paths from flags and the environment are taken from `workingDirectory`: give the directory the
+    /// program started in, so a reload after a change of directory finds the same places (ConfigPaths).
     public static func load(_ overrides: Overrides, environment: [String: String] = ProcessInfo.processInfo.environment,
-                            isRoot: Bool = getuid() == 0) throws(ConfigError) -> AgentConfig {
+                            isRoot: Bool = getuid() == 0,
+                            workingDirectory: String = FileManager.default.currentDirectoryPath) throws(ConfigError) -> AgentConfig {
         let systemMode = isRoot || overrides.configFile != nil
         var config = AgentConfig.defaults(systemMode: systemMode, environment: environment)
-        let file = overrides.configFile ?? (systemMode ? systemConfigFile : userConfigFile(environment))
+        let file = overrides.configFile.map { ConfigPaths.absolute($0, relativeTo: workingDirectory) }
+            ?? (systemMode ? systemConfigFile : userConfigFile(environment))
         if let file {
             if let text = try? String(contentsOfFile: file, encoding: .utf8) {
                 try config.apply(toml: text, file: file)
@@ -35,16 +39,23 @@ public enum ConfigLoader {
                 throw ConfigError("cannot read config file \(file): \(String(cString: strerror(errno)))")
             }
         }
-        try config.apply(environment: environment)
+        try config.apply(environment: environment, workingDirectory: workingDirectory)
         let flags: [(String, String?)] = [
             ("state_dir", overrides.stateDirectory), ("socket", overrides.socketPath),
             ("relay_url", overrides.relayURL), ("relay_registration_key", overrides.relayRegistrationKey),
         ]
-        for case let (key, value?) in flags { try config.set(key, value, origin: "--" + key.replacingOccurrences(of: "_", with: "-")) }
+        for case let (key, value?) in flags {
+            try config.set(key, value, origin: "--" + key.replacingOccurrences(of: "_", with: "-"), relativeTo: workingDirectory)
+        }
         if !overrides.operators.isEmpty { config.operators = overrides.operators }
         if overrides.stateDirectory != nil, overrides.socketPath == nil, environment["PUSHAGENT_SOCKET"] == nil,
-           !systemMode, environment["XDG_RUNTIME_DIR"] == nil {
+           !systemMode, ConfigPaths.xdgDirectory("XDG_RUNTIME_DIR", in: environment) == nil {
             config.socketPath = config.stateDirectory + "/pushagentd.sock"
+        }
+        guard config.socketPath.utf8.count <= ConfigPaths.maximumSocketPathBytes else {
+            throw ConfigError("socket path \(config.socketPath) is \(config.socketPath.utf8.count) bytes long; a Unix socket "
+                              + "path holds at most \(ConfigPaths.maximumSocketPathBytes): give a shorter --socket PATH "
+                              + "(or `socket`, PUSHAGENT_SOCKET)")
         }
         guard config.relayURL != nil else {
             throw ConfigError("relay_url is not set: give --relay URL, PUSHAGENT_RELAY_URL, or relay_url in \(file ?? "the config file")")
@@ -53,7 +64,7 @@ public enum ConfigLoader {
     }
 
     static func userConfigFile(_ environment: [String: String]) -> String? {
-        let base = environment["XDG_CONFIG_HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["HOME"].map { $0 + "/.config" }
+        let base = ConfigPaths.xdgDirectory("XDG_CONFIG_HOME", in: environment) ?? environment["HOME"].map { $0 + "/.config" }
         return base.map { $0 + "/pushagent/pushagentd.toml" }
     }
 }

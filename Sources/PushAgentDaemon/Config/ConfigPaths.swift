@@ -1,0 +1,22 @@
+import Foundation
+
+/// How pushagentd reads the paths in its settings. A relative path is made absolute as it is read: against the
+/// config file's directory when the file holds it, against the working directory pushagentd started in when a flag
+/// or the environment gives it. So it names the same place whatever the process's directory later, and logs and
+/// `--check-config` show where that is.
+enum ConfigPaths {
+    /// The keys that name a file, directory or socket.
+    static let keys: Set<String> = ["state_dir", "socket", "machine_id_file"]
+
+    /// `sockaddr_un.sun_path` holds 108 bytes with the terminating NUL.
+    static let maximumSocketPathBytes = 107
+
+    static func absolute(_ path: String, relativeTo directory: String) -> String {
+        URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
+    }
+
+    /// An XDG base directory from the environment, when set and absolute: the XDG spec has relative values ignored.
+    static func xdgDirectory(_ name: String, in environment: [String: String]) -> String? {
+        environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil }
+    }
+}
