@@ -17,6 +17,8 @@ fi
 # libFuzzer prints a crash's stack with symbols only when it finds llvm-symbolizer.
 symbolizer=$(command -v llvm-symbolizer || true)
 export ASAN_SYMBOLIZER_PATH=${symbolizer:-$(dirname "$(command -v swift)")/llvm-symbolizer}
+# Swift's own crash reporter would catch a trap first and exit without libFuzzer saving the input.
+export SWIFT_BACKTRACE=enable=no
 
 failed=()
 printf '%-32s %12s %9s %8s %8s %8s\n' target executions exec/s corpus crashes seconds
