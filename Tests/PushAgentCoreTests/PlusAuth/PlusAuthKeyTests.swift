@@ -104,4 +104,33 @@ struct RFCPayload: Codable, Sendable, Equatable {
             try await PlusAuthJWS.sign(RFCPayload(iss: "x", exp: 1), key: JOSEVectors.es256.publicKey, algorithm: .es256)
         }
     }
+
+    /// Found by FuzzJOSE: from n, e and d alone swift-crypto factors n itself, trapping on an even n and looping
+    /// forever on n = 3 (Fuzz/Corpus/FuzzJOSE/crash-rsa-jwk-even-modulus, hang-rsa-jwk-modulus-3).
+    @Test func craftedRSAKeysAreRefusedBeforeSwiftCrypto() async throws {
+        for (n, bits) in [("BA", 3), ("Aw", 2)] {
+            let crafted = PlusAuthJWK(kty: "RSA", n: n, e: "AQAB", d: "AQ")
+            await #expect(throws: JWSError.malformed("an RS256 key's modulus 'n' must be odd and at least 2048 bits, not \(bits)")) {
+                try await crafted.keyCollection(for: .rs256)
+            }
+        }
+        var withoutPrimes = JOSEVectors.rs256
+        withoutPrimes.p = nil
+        await #expect(throws: JWSError.malformed("an RS256 private key must carry its primes 'p' and 'q'")) {
+            try await withoutPrimes.keyCollection(for: .rs256)
+        }
+        var evenModulus = JOSEVectors.rs256.publicKey
+        var modulus = LenientBase64.decode(evenModulus.n!)!
+        modulus[modulus.count - 1] &= 0xFE
+        evenModulus.n = modulus.base64URLUnpadded
+        await #expect(throws: JWSError.malformed("an RS256 key's modulus 'n' must be odd and at least 2048 bits, not 2048")) {
+            try await evenModulus.keyCollection(for: .rs256)
+        }
+        var short = JOSEVectors.rs256.publicKey
+        short.n = Data([0x00, 0xC1] + [UInt8](repeating: 0x55, count: 126) + [0x01]).base64URLUnpadded
+        await #expect(throws: JWSError.malformed("an RS256 key's modulus 'n' must be odd and at least 2048 bits, not 1024")) {
+            try await short.keyCollection(for: .rs256)
+        }
+        _ = try await JOSEVectors.rs256.publicKey.keyCollection(for: .rs256)
+    }
 }

@@ -43,13 +43,15 @@ extension PlusAuthJWK {
                 }
             case .rs256:
                 let (modulus, exponent) = try (bytes(n, "n"), bytes(e, "e"))
+                try Self.requireUsableModulus(modulus)
                 if let d {
-                    // With p and q BoringSSL checks that the numbers form one key.
-                    let key = if let p, let q {
-                        try _RSA.Signing.PrivateKey(n: modulus, e: exponent, d: bytes(d, "d"), p: bytes(p, "p"), q: bytes(q, "q"))
-                    } else {
-                        try _RSA.Signing.PrivateKey._createFromNumbers(n: modulus, e: exponent, d: bytes(d, "d"))
+                    // Only with p and q does BoringSSL check that the numbers form one key; from n, e and d alone
+                    // swift-crypto factors n itself, and a crafted n traps or never returns. Our keys carry p and q.
+                    guard let p, let q else {
+                        throw JWSError.malformed("an RS256 private key must carry its primes 'p' and 'q'")
                     }
+                    let key = try _RSA.Signing.PrivateKey(n: modulus, e: exponent, d: bytes(d, "d"),
+                                                          p: bytes(p, "p"), q: bytes(q, "q"))
                     await keys.add(rsa: try Insecure.RSA.PrivateKey(backing: key), digestAlgorithm: .sha256)
                 } else {
                     await keys.add(rsa: try Insecure.RSA.PublicKey(backing: .init(n: modulus, e: exponent)),
@@ -62,6 +64,17 @@ extension PlusAuthJWK {
             throw .malformed("the \(algorithm.rawValue) key is unusable: \(error)")
         }
         return keys
+    }
+
+    static let minimumRSAModulusBits = 2048
+
+    private static func requireUsableModulus(_ modulus: Data) throws(JWSError) {
+        let significant = modulus.drop { $0 == 0 }
+        let bits = significant.first.map { significant.count * 8 - $0.leadingZeroBitCount } ?? 0
+        guard bits >= minimumRSAModulusBits, let last = significant.last, last & 1 == 1 else {
+            throw .malformed("an RS256 key's modulus 'n' must be odd and at least \(minimumRSAModulusBits) bits, "
+                + "not \(bits)")
+        }
     }
 
     private func bytes(_ member: String?, _ name: String) throws(JWSError) -> Data {
