@@ -52,14 +52,16 @@ build: deps
 
 # Every test: unit, the HTTP client against a local server, the relay, and end to end with the real processes;
 # then the demo, approved automatically, so the README's demo command is tested too; then the installed
-# package in a booted systemd.
+# package in a booted systemd. The run ends with the Swift test summary again, for CI to read last.
+TEST_LOG := .build/swift-test.log
 test: build
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build
+	bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOG)'
 	$(BIN)/pushsoak $(SOAK_SHORT)
 	scripts/demo.sh --auto
 	$(MAKE) fuzz-smoke
 	$(MAKE) test-systemd
+	@grep -E 'Test run with [0-9]+ tests|Executed [0-9]+ tests' $(TEST_LOG) | tail -1
 
 # Builds the .deb from the debug build and checks it in a booted systemd container (scripts/test-systemd.sh).
 test-systemd: deps
