@@ -121,6 +121,27 @@ done
 ID=$("$BIN/pushctl" list --json | grep -o 'apr_[a-z2-7]*' | head -n1)
 [ -n "$ID" ] || { echo "demo: the push did not arrive:" >&2; cat "$DIR/agent.log" >&2; exit 1; }
 
+# Push bombing: a push reported as fraud mutes the account, and its next push is denied at the provider unseen.
+show_mute_after_fraud() {
+    "$BIN/pushsim" forgerock push --sim "$SIM" --message "Sign in from a country you never visited?" >/dev/null
+    local attack=""
+    for _ in $(seq 1 100); do
+        attack=$("$BIN/pushctl" list --json | grep -o 'apr_[a-z2-7]*' | head -n1)
+        [ -n "$attack" ] && break
+        sleep 0.1
+    done
+    [ -n "$attack" ] || { echo "demo: the second push did not arrive" >&2; exit 1; }
+    "$BIN/pushctl" deny "$attack" --fraud
+    "$BIN/pushctl" status | grep "muted:" || { echo "demo: the account is not muted" >&2; exit 1; }
+    "$BIN/pushsim" forgerock push --sim "$SIM" --message "And again?" >/dev/null
+    for _ in $(seq 1 100); do
+        "$BIN/pushctl" history | grep -q "muted" && break
+        sleep 0.1
+    done
+    "$BIN/pushctl" history | grep "muted" || { echo "demo: the muted account's push was not denied" >&2; exit 1; }
+    "$BIN/pushctl" unmute "$("$BIN/pushctl" --json accounts | grep -o 'acc_[a-z2-7]*' | head -n1)"
+}
+
 if [ "$AUTO" = 1 ]; then
     "$BIN/pushctl" approve "$ID"
     for _ in $(seq 1 100); do
@@ -132,12 +153,13 @@ if [ "$AUTO" = 1 ]; then
         cat "$DIR/sim.log" "$DIR/agent.log" >&2
         exit 1
     fi
+    show_mute_after_fraud
     start_stepup
     "$BIN/pushctl" list
     "$BIN/pushctl" approve "$STEPUP_ID"
     if wait "$EXAMPLE_PID" && [ "$(grep -c 'HTTP 200' "$DIR/stepup-example.log")" = 3 ]; then
         cat "$DIR/stepup-example.log"
-        echo "demo: OK (push approved; 3 requests passed one step-up)"
+        echo "demo: OK (push approved; a fraud report muted the account and its next push was denied unseen; 3 requests passed one step-up)"
         exit 0
     fi
     echo "demo: the step-up did not let the requests through:" >&2
@@ -155,6 +177,9 @@ A push is waiting. In another terminal, type:
 
 pushsim prints below that it received and verified the answer.
 Send another push: $BIN/pushsim forgerock push --sim $SIM [--type challenge]
+Push bombing: \`pushctl deny ID --fraud\` mutes the account (\`pushctl status\` shows it muted, its pushes are
+denied unseen and listed in \`pushctl history\`); \`pushctl unmute ACCOUNT\` ends that. More than 5 pushes a
+minute to one account are denied the same way (rate_limited).
 Step-up MFA for local programs: scripts/demo.sh --stepup
 Logs are in $DIR. Press Ctrl-C to stop everything.
 

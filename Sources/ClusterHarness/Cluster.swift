@@ -18,9 +18,12 @@ public final class Cluster: @unchecked Sendable {
     public var socketPath: String { directory + "/agent.sock" }
     public var stateDirectory: String { directory + "/agent" }
     public var client: ControlClient { ControlClient(socketPath: socketPath) }
+    /// The push bombing defences are off: the pipeline's tests and the soak send many look-alike pushes to one
+    /// account on purpose. PushFatigueTests turn them on.
     public var daemonEnvironment: [String: String] = [
         "PUSHAGENT_BACKOFF_INITIAL_SECONDS": "0.2", "PUSHAGENT_BACKOFF_MAX_SECONDS": "1",
         "PUSHAGENT_POLL_WAIT_SECONDS": "10", "PUSHAGENT_ANSWER_WAIT_SECONDS": "5",
+        "PUSHAGENT_PUSH_LIMIT_PER_ACCOUNT": "0", "PUSHAGENT_COLLAPSE_SIMILAR_PENDING": "false",
     ]
 
     /// Starts the relay (unless `startRelay` is false: then its address is reserved for `startRelay(port:)`) and pushsim.
@@ -86,8 +89,8 @@ public final class Cluster: @unchecked Sendable {
     }
 
     /// Runs pushctl against this cluster's daemon.
-    public func pushctl(_ arguments: [String], asUID uid: UInt32? = nil) throws -> CommandResult {
-        try CommandResult.run(Binaries.path("pushctl"), ["--socket", socketPath] + arguments, asUID: uid)
+    public func pushctl(_ arguments: [String], asUID uid: UInt32? = nil, input: String? = nil) throws -> CommandResult {
+        try CommandResult.run(Binaries.path("pushctl"), ["--socket", socketPath] + arguments, asUID: uid, input: input)
     }
 
     /// A port free now (another process may take it before it is used).

@@ -30,9 +30,11 @@ public struct SimClient: Sendable {
         return reply.uri
     }
 
+    /// A push to `account` (default: the account enrolled last).
     public func push(type: String = "default", ttl: Int? = nil, message: String? = nil, issuedAtMs: Int64? = nil,
-                     messageId: String? = nil) async throws -> Push {
+                     messageId: String? = nil, account: String? = nil) async throws -> Push {
         var body: [String: Any] = ["type": type]
+        if let account { body["account"] = account }
         if let ttl { body["ttl"] = ttl }
         if let message { body["message"] = message }
         if let issuedAtMs { body["issued_at_ms"] = issuedAtMs }

@@ -73,18 +73,23 @@ public struct StatusResponse: Codable, Sendable {
     public var pushToken: String?
     public var relay: RelayStatus
     public var counts: Counts
+    /// Accounts whose pushes are denied unseen for now (absent from daemons before 0.2).
+    public var mutedAccounts: [Account]?
 
-    public init(version: String, uptimeSeconds: Int, deviceId: String?, pushToken: String?, relay: RelayStatus, counts: Counts) {
+    public init(version: String, uptimeSeconds: Int, deviceId: String?, pushToken: String?, relay: RelayStatus, counts: Counts,
+                mutedAccounts: [Account]) {
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.deviceId = deviceId
         self.pushToken = pushToken
         self.relay = relay
         self.counts = counts
+        self.mutedAccounts = mutedAccounts
     }
 
     enum CodingKeys: String, CodingKey {
         case version, uptimeSeconds = "uptime_seconds", deviceId = "device_id", pushToken = "push_token", relay, counts
+        case mutedAccounts = "muted_accounts"
     }
 }
 
@@ -179,6 +184,7 @@ public struct ControlEvent: Codable, Sendable {
     public enum Kind: String, Codable, Sendable {
         case approvalCreated = "approval.created", approvalUpdated = "approval.updated"
         case requestUpdated = "request.updated", relayState = "relay.state", accountChanged = "account.changed"
+        case approvalBombing = "approval.bombing"
     }
     public var type: Kind
     public var at: Date
@@ -186,14 +192,16 @@ public struct ControlEvent: Codable, Sendable {
     public var account: Account?
     public var relay: RelayStatus?
     public var request: TwoFactorRequest?
+    public var bombing: BombingAlert?
 
     public init(type: Kind, at: Date = Date(), approval: Approval? = nil, account: Account? = nil, relay: RelayStatus? = nil,
-                request: TwoFactorRequest? = nil) {
+                request: TwoFactorRequest? = nil, bombing: BombingAlert? = nil) {
         self.type = type
         self.at = at
         self.approval = approval
         self.account = account
         self.relay = relay
         self.request = request
+        self.bombing = bombing
     }
 }

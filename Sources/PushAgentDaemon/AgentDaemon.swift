@@ -35,16 +35,18 @@ public enum AgentDaemon {
             .hyphen: HyphenModule(store: store, http: providerHTTP, logger: logger),
         ]
         let hyphenSignIn = HyphenSignIn(store: store, http: providerHTTP, events: events, deviceName: config.deviceName, logger: logger)
+        let muting = AccountMuting(store: store, events: events, logger: logger)
         let approvals = ApprovalService(store: store, modules: modules, events: events, inFlight: inFlight,
-                                        config: liveConfig, logger: logger)
-        let ingest = PushIngest(store: store, modules: modules, events: events, logger: logger)
+                                        config: liveConfig, muting: muting, logger: logger)
+        let ingest = PushIngest(store: store, modules: modules, events: events, logger: logger, fatigue: PushFatigueDefence(
+            store: store, approvals: approvals, config: liveConfig, events: events, logger: logger))
         let tokenUpdater = PushTokenUpdater(store: store, modules: modules, events: events, deviceName: config.deviceName,
                                             config: liveConfig, logger: logger)
         let poller = RelayPoller(client: RelayDeviceClient(baseURL: config.relayURL ?? "", http: http), config: liveConfig,
                                  store: store, ingest: ingest, relayState: relayState, events: events,
                                  heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
         let routes = ControlRoutes(
-            store: store, approvals: approvals,
+            store: store, approvals: approvals, muting: muting,
             enrollment: EnrollmentService(store: store, modules: modules, events: events, deviceName: config.deviceName, logger: logger),
             events: events, relayState: relayState,
             policy: OperatorPolicy(config: liveConfig, daemonUid: getuid()), startedAt: Date(), logger: logger)

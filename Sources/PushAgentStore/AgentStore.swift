@@ -82,7 +82,8 @@ public final class AgentStore: Sendable {
     /// Commits one message's effect and its processed key in ONE transaction; a relay message also advances the
     /// cursor there, a polled one leaves it alone. Either way a second delivery is absorbed: exactly-once effect.
     public func commitMessage(source: MessageSource, result: Result<PushEffect, PushRejection>,
-                              provider: Provider?, now: Date = Date()) async throws -> MessageOutcome {
+                              provider: Provider?, budget: PushBudget = PushBudget(limit: 0, window: 0),
+                              now: Date = Date()) async throws -> MessageOutcome {
         try await pool.write { db in
             func advanceCursor() throws {
                 guard case .relay(_, let seq) = source else { return }
@@ -95,14 +96,14 @@ public final class AgentStore: Sendable {
             let outcome: MessageOutcome = switch result {
             case .success(.approval(let draft)) where !draft.isStorable:
                 .rejected(PushRejection(.malformed, "the push's times lie outside 1970–9999"))
-            case .success(.approval(let draft)): try Self.insert(draft, db)
+            case .success(.approval(let draft)): try Self.insert(draft, budget: budget, now: now, db)
             case .success(.requestUpdate(let update)): try Self.apply(update, now: now, db)
             case .failure(let rejection): .rejected(rejection)
             }
             // A pushed replay (the same sign-in in another relay message) is worth seeing in history; a poll
             // returning a challenge the relay already brought is how polling works, not a replay.
             let refused: PushRejection? = switch (outcome, source) {
-            case (.rejected(let rejection), _): rejection
+            case (.rejected(let rejection), _), (.autoDenied(_, let rejection), _): rejection
             case (.duplicate(let existing?), .relay):
                 PushRejection(.duplicate, "a replay of the push behind approval \(existing): no second approval")
             default: nil
@@ -121,15 +122,26 @@ public final class AgentStore: Sendable {
         }
     }
 
-    private static func insert(_ draft: ApprovalDraft, _ db: Database) throws -> MessageOutcome {
+    private static func insert(_ draft: ApprovalDraft, budget: PushBudget, now: Date, _ db: Database) throws
+        -> MessageOutcome {
         if let existing = try String.fetchOne(
             db, sql: "SELECT id FROM approval WHERE provider = ? AND dedupe_key = ?",
             arguments: [draft.provider.rawValue, draft.dedupeKey]) {
             return .duplicate(existingApprovalId: existing)
         }
-        let record = try ApprovalRecord(id: Identifier.make(prefix: "apr"), draft: draft)
+        var record = try ApprovalRecord(id: Identifier.make(prefix: "apr"), draft: draft, receivedAt: now)
+        guard let (denial, rejection) = try automaticDenial(of: draft, budget: budget, now: now, db) else {
+            try record.insert(db)
+            return .created(try record.approval())
+        }
+        record.state = ApprovalState.denying.rawValue
+        record.automatic = denial.rawValue
+        record.resolution = try ApprovalRecord.json(
+            Resolution(byUid: nil, reason: denial == .muted ? .fraud : .ignore, automatic: denial))
         try record.insert(db)
-        return .created(try record.approval())
+        let message = rejection.message + " (approval \(record.id))"
+        return .autoDenied(StoredApproval(approval: try record.approval(), answerContext: record.answerContext),
+                           PushRejection(rejection.reason, message))
     }
 
     // MARK: Accounts
@@ -328,7 +340,10 @@ public final class AgentStore: Sendable {
     /// Resolved approvals (by resolution time) for history.
     public func resolvedApprovals(limit: Int) async throws -> [Approval] {
         try await pool.read { db in
-            try ApprovalRecord.filter(Column("resolved_at") != nil).order(Column("resolved_at").desc).limit(limit)
+            // Pushes denied unseen for the account's budget or mute are in history as rejected pushes already.
+            try ApprovalRecord.filter(Column("resolved_at") != nil)
+                .filter(![AutomaticDenial.rateLimited.rawValue, AutomaticDenial.muted.rawValue].contains(Column("automatic")) || Column("automatic") == nil)
+                .order(Column("resolved_at").desc).limit(limit)
                 .fetchAll(db).map { try $0.approval() }
         }
     }
@@ -372,6 +387,7 @@ extension MessageOutcome {
         case .duplicate: "duplicate"
         case .requestUpdated: "request_updated"
         case .rejected(let r): "rejected:\(r.reason.rawValue)"
+        case .autoDenied(_, let r): "auto_denied:\(r.reason.rawValue)"
         }
     }
 }

@@ -30,17 +30,20 @@ struct AccountRecord: Codable, FetchableRecord, PersistableRecord {
     var totp: Data?
     var needsTokenUpdate: Bool
     var tokenUpdateProblem: String?
+    var mutedUntil: Date?
+    var muteReason: String?
 
     enum CodingKeys: String, CodingKey {
         case id, provider, issuer, name, createdAt = "created_at", lookupKey = "lookup_key", credentials, totp
         case needsTokenUpdate = "needs_token_update", tokenUpdateProblem = "token_update_problem"
+        case mutedUntil = "muted_until", muteReason = "mute_reason"
     }
 
     func account() throws -> Account {
         guard let provider = Provider(rawValue: provider) else { throw StoreError.corrupt("account \(id): unknown provider \(provider)") }
         return Account(id: id, provider: provider, issuer: issuer, name: name, createdAt: createdAt,
                        hasTOTP: totp != nil, needsTokenUpdate: needsTokenUpdate,
-                       tokenUpdateProblem: tokenUpdateProblem)
+                       tokenUpdateProblem: tokenUpdateProblem, mutedUntil: mutedUntil, muteReason: muteReason)
     }
 }
 
@@ -62,14 +65,20 @@ struct ApprovalRecord: Codable, FetchableRecord, PersistableRecord {
     var error: String?
     var dedupeKey: String
     var answerContext: Data
+    /// When the agent took the push in (its own clock, unlike `requestedAt`): what push budgets count.
+    var receivedAt: Date?
+    var similarityKey: String?
+    /// An `AutomaticDenial`: the agent denied it unseen.
+    var automatic: String?
 
     enum CodingKeys: String, CodingKey {
         case id, provider, accountId = "account_id", kind, numbers, title, message, context, state
         case requestedAt = "requested_at", expiresAt = "expires_at", resolvedAt = "resolved_at"
         case resolution, error, dedupeKey = "dedupe_key", answerContext = "answer_context"
+        case receivedAt = "received_at", similarityKey = "similarity_key", automatic
     }
 
-    init(id: String, draft: ApprovalDraft) throws {
+    init(id: String, draft: ApprovalDraft, receivedAt: Date = Date()) throws {
         guard draft.isStorable else {
             throw StoreError.unstorable("an approval requested at \(draft.requestedAt.timeIntervalSince1970) and expiring at \(draft.expiresAt.timeIntervalSince1970) (seconds since 1970) has a time outside 1970–9999")
         }
@@ -86,6 +95,8 @@ struct ApprovalRecord: Codable, FetchableRecord, PersistableRecord {
         expiresAt = draft.expiresAt
         dedupeKey = draft.dedupeKey
         answerContext = draft.answerContext
+        self.receivedAt = receivedAt
+        similarityKey = draft.similarityKey
     }
 
     func approval() throws -> Approval {

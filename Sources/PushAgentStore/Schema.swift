@@ -124,6 +124,20 @@ enum Schema {
                 WHERE expires_at NOT \(readable)
                 """)
         }
+        // Push bombing defences (AgentStore+Fatigue): muted accounts; when each push arrived, counted per account
+        // against its budget; what the user sees of it, so identical pending requests collapse into one.
+        migrator.registerMigration("fatigue-v1") { db in
+            try db.alter(table: "account") { t in
+                t.add(column: "muted_until", .datetime)
+                t.add(column: "mute_reason", .text)
+            }
+            try db.alter(table: "approval") { t in
+                t.add(column: "received_at", .datetime)
+                t.add(column: "similarity_key", .text)
+                t.add(column: "automatic", .text)
+            }
+            try db.create(index: "approval_account_received", on: "approval", columns: ["account_id", "received_at"])
+        }
         return migrator
     }
 }

@@ -86,6 +86,9 @@ public enum MessageOutcome: Sendable {
     /// A status push moved a request this device made.
     case requestUpdated(TwoFactorRequest)
     case rejected(PushRejection)
+    /// Verified, but denied unseen (over the account's push budget, or the account is muted): the answer is still
+    /// to be sent (state `denying`); the rejection is in history.
+    case autoDenied(StoredApproval, PushRejection)
 }
 
 /// Who made a control-API write, from SO_PEERCRED.

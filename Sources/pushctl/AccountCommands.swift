@@ -23,6 +23,9 @@ struct Status: AsyncParsableCommand {
             device: \(status.deviceId ?? "(not registered yet)")
             accounts: \(status.counts.accounts)   pending: \(status.counts.pending)   rejected pushes: \(status.counts.rejectedPushes)
             """)
+            for account in status.mutedAccounts ?? [] {
+                Output.say("muted: \(account.id) \(account.issuer) \(account.name) until \(account.mutedUntil.map(Output.timestamp) ?? "?")\(account.muteReason.map { " (\($0))" } ?? "")")
+            }
         }
     }
 }
@@ -38,10 +41,17 @@ struct Accounts: AsyncParsableCommand {
             if accounts.isEmpty { return Output.say("no accounts; enroll one with `pushctl enroll -` (the URI on stdin)") }
             Output.table(["ID", "PROVIDER", "ISSUER", "NAME", "TOTP", "NOTE"], accounts.map {
                 [$0.id, $0.provider.rawValue, $0.issuer, $0.name, $0.hasTOTP ? "yes" : "no",
-                 $0.needsTokenUpdate ? "push token changed: " + ($0.tokenUpdateProblem ?? "telling the provider") : ""]
+                 note(for: $0)]
             })
         }
     }
+}
+
+private func note(for account: Account) -> String {
+    var notes: [String] = []
+    if account.isMuted(at: Date()), let until = account.mutedUntil { notes.append("muted until \(Output.timestamp(until))") }
+    if account.needsTokenUpdate { notes.append("push token changed: " + (account.tokenUpdateProblem ?? "telling the provider")) }
+    return notes.joined(separator: "; ")
 }
 
 struct Remove: AsyncParsableCommand {

@@ -64,16 +64,45 @@ struct Approve: AsyncParsableCommand {
 }
 
 struct Deny: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Deny a sign-in.")
+    static let configuration = CommandConfiguration(
+        abstract: "Deny a sign-in, or every pending one (--all).",
+        discussion: "--fraud reports it as fraud where the provider supports it, and mutes the account: its pushes are denied unseen for the daemon's fraud_mute_seconds (`pushctl unmute` ends that).")
     @OptionGroup var global: GlobalOptions
-    @Argument(help: "Approval id or unique prefix.") var id: String
-    @Flag(help: "Report it as fraud where the provider supports it.") var fraud = false
+    @Argument(help: "Approval id or unique prefix.") var id: String?
+    @Flag(help: "Report it as fraud, and mute the account.") var fraud = false
+    @Flag(help: "Deny every pending approval (asks first on a terminal).") var all = false
+    @Option(help: "With --all: only this account's (id or unique prefix).") var account: String?
+    @Flag(name: .shortAndLong, help: "With --all: do not ask.") var yes = false
+
+    func validate() throws {
+        if all, id != nil { throw ValidationError("give an approval id or --all, not both") }
+        if !all, id == nil { throw ValidationError("give the approval id to deny, or --all") }
+        if account != nil, !all { throw ValidationError("--account goes with --all") }
+    }
 
     func run() async throws {
         try await global.run { client in
-            let result = try await client.deny(id, reason: fraud ? .fraud : nil)
-            if global.json { return try Output.json(result) }
-            try report(result, verb: "denied")
+            guard all else {
+                let result = try await client.deny(id ?? "", reason: fraud ? .fraud : nil)
+                if global.json { return try Output.json(result) }
+                return try report(result, verb: "denied")
+            }
+            if !yes, isatty(STDIN_FILENO) != 0 {
+                let pending = try await client.approvals(state: .pending).filter { account == nil || $0.accountId.hasPrefix(account ?? "") }
+                if pending.isEmpty { return Output.say("nothing pending to deny") }
+                guard Prompt.ask("Deny \(pending.count) pending approval\(pending.count == 1 ? "" : "s")\(account.map { " of account \($0)" } ?? "")? Type 'yes': ") == "yes" else {
+                    Output.error("nothing denied")
+                    throw ExitCode.failure
+                }
+            }
+            let denied = try await client.denyAll(account: account, reason: fraud ? .fraud : nil)
+            if global.json { return try Output.json(ApprovalsResponse(approvals: denied)) }
+            if denied.isEmpty { return Output.say("nothing pending to deny") }
+            var failed = false
+            for approval in denied {
+                do { try report(approval, verb: "denied") } catch { failed = true }
+            }
+            if failed { throw ExitCode.failure }
         }
     }
 }

@@ -66,11 +66,14 @@ enum Output {
     }
 
     static func relative(_ date: Date, now: Date = Date()) -> String {
-        let seconds = Int(date.timeIntervalSince(now).rounded())
+        // A daemon bounds what it shows, but a client must not trap on what another daemon sends.
+        let seconds = Int(min(max(date.timeIntervalSince(now), -1e12), 1e12).rounded())
         let magnitude = abs(seconds)
         let text = magnitude < 90 ? "\(magnitude)s" : magnitude < 5400 ? "\(magnitude / 60)m" : "\(magnitude / 3600)h"
         return seconds >= 0 ? "in \(text)" : "\(text) ago"
     }
+
+    static func timestamp(_ date: Date) -> String { "\(date.formatted(.iso8601)) (\(relative(date)))" }
 
     static func describe(_ approval: Approval) -> String {
         var lines = [
@@ -92,6 +95,7 @@ enum Output {
             if let uid = approval.resolution?.byUid { how += " by uid \(uid)" }
             if let number = approval.resolution?.number { how += ", number \(number)" }
             if let reason = approval.resolution?.reason { how += ", reason \(reason.rawValue)" }
+            if let automatic = approval.resolution?.automatic { how += ", unseen by the agent: \(automatic.rawValue)" }
             if let code = approval.resolution?.displayCode { how += ", code to type at the sign-in \(code)" }
             lines.append(how)
         }

@@ -28,7 +28,10 @@ struct Watch: AsyncParsableCommand {
     static func describe(_ event: ControlEvent) -> String {
         let time = event.at.formatted(.iso8601.time(includingFractionalSeconds: false))
         let what: String
-        if let approval = event.approval {
+        if let bombing = event.bombing {
+            what = "account \(bombing.accountId) (\(bombing.provider.displayName)) got more than \(bombing.limit) pushes in "
+                + "\(Int(min(bombing.windowSeconds, 1e9))) s: push bombing? the rest are denied unseen"
+        } else if let approval = event.approval {
             var line = "\(approval.id) \(approval.state.rawValue): \(approval.message)"
             if event.type == .approvalCreated, let numbers = approval.numbers {
                 line += " (choose: \(numbers.joined(separator: ", ")))"

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PushAgentDaemon
+import PushAgentCore
 import Testing
 
 struct ConfigLoaderTests {
@@ -41,6 +42,30 @@ struct ConfigLoaderTests {
         #expect(config.operators == ["alice", "@wheel"])
         #expect(config.pollWaitSeconds == 45)
         #expect(config.source == path)
+    }
+
+    @Test func pushBombingSettingsHaveSafeDefaultsAndComeFromFileAndEnvironment() throws {
+        let defaults = try ConfigLoader.load(overrides(relay: "http://x"), environment: [:], isRoot: false)
+        #expect(defaults.pushBudget == PushBudget(limit: 5, window: 60))
+        #expect(defaults.fraudMuteSeconds == 1200 && defaults.collapseSimilarPending)
+        let path = try file("""
+        push_limit_per_account = 3
+        push_limit_window_seconds = 120
+        collapse_similar_pending = false
+        """)
+        let config = try ConfigLoader.load(overrides(config: path, relay: "http://x"),
+                                           environment: ["PUSHAGENT_FRAUD_MUTE_SECONDS": "0"], isRoot: false)
+        #expect(config.pushBudget == PushBudget(limit: 3, window: 120))
+        #expect(config.fraudMuteSeconds == 0 && !config.collapseSimilarPending)
+        #expect(AgentConfig.reloadableKeys.isSuperset(of: ["push_limit_per_account", "push_limit_window_seconds",
+                                                           "fraud_mute_seconds", "collapse_similar_pending"]))
+        #expect(defaults.reloaded(from: config).pushBudget == config.pushBudget)
+        #expect { try ConfigLoader.load(overrides(relay: "http://x"), environment: ["PUSHAGENT_COLLAPSE_SIMILAR_PENDING": "maybe"], isRoot: false) } throws: { error in
+            "\(error)".contains("PUSHAGENT_COLLAPSE_SIMILAR_PENDING") && "\(error)".contains("true or false")
+        }
+        #expect { try ConfigLoader.load(overrides(relay: "http://x"), environment: ["PUSHAGENT_PUSH_LIMIT_PER_ACCOUNT": "-1"], isRoot: false) } throws: { error in
+            "\(error)".contains("0.0 to 10000.0")
+        }
     }
 
     @Test func unknownKeyNamesTheKey() throws {

@@ -14,9 +14,13 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
     /// Why the provider has not been told yet: its last failure (retried), or why it cannot be told (the user must
     /// enroll the account again). Nil while the update is merely pending.
     public var tokenUpdateProblem: String?
+    /// Until when its pushes are denied unseen (after a fraud report, or `pushctl mute`); nil when not muted.
+    public var mutedUntil: Date?
+    public var muteReason: String?
 
     public init(id: String, provider: Provider, issuer: String, name: String, createdAt: Date,
-                hasTOTP: Bool, needsTokenUpdate: Bool = false, tokenUpdateProblem: String? = nil) {
+                hasTOTP: Bool, needsTokenUpdate: Bool = false, tokenUpdateProblem: String? = nil,
+                mutedUntil: Date? = nil, muteReason: String? = nil) {
         self.id = id
         self.provider = provider
         self.issuer = issuer
@@ -25,11 +29,16 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
         self.hasTOTP = hasTOTP
         self.needsTokenUpdate = needsTokenUpdate
         self.tokenUpdateProblem = tokenUpdateProblem
+        self.mutedUntil = mutedUntil
+        self.muteReason = muteReason
     }
+
+    public func isMuted(at now: Date) -> Bool { mutedUntil.map { $0 > now } ?? false }
 
     enum CodingKeys: String, CodingKey {
         case id, provider, issuer, name, createdAt = "created_at", hasTOTP = "has_totp"
         case needsTokenUpdate = "needs_token_update", tokenUpdateProblem = "token_update_problem"
+        case mutedUntil = "muted_until", muteReason = "mute_reason"
     }
 
     /// Writes `token_update_problem: null` rather than leaving it out: clients see every documented key.
@@ -43,5 +52,7 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
         try c.encode(hasTOTP, forKey: .hasTOTP)
         try c.encode(needsTokenUpdate, forKey: .needsTokenUpdate)
         try c.encode(tokenUpdateProblem, forKey: .tokenUpdateProblem)
+        try c.encode(mutedUntil, forKey: .mutedUntil)
+        try c.encode(muteReason, forKey: .muteReason)
     }
 }

@@ -58,18 +58,22 @@ public struct Resolution: Codable, Sendable, Equatable {
     /// A code to type into the sign-in screen (privacyIDEA's code-to-phone mode), with the provider's instruction.
     public var displayCode: String?
     public var displayMessage: String?
+    /// Set when the agent denied it unseen (push bombing defences); `byUid` is then nil.
+    public var automatic: AutomaticDenial?
 
     public init(byUid: UInt32?, number: String? = nil, reason: DenyReason? = nil, displayCode: String? = nil,
-                displayMessage: String? = nil) {
+                displayMessage: String? = nil, automatic: AutomaticDenial? = nil) {
         self.byUid = byUid
         self.number = number
         self.reason = reason
         self.displayCode = displayCode
         self.displayMessage = displayMessage
+        self.automatic = automatic
     }
 
     enum CodingKeys: String, CodingKey {
         case byUid = "by_uid", number, reason, displayCode = "display_code", displayMessage = "display_message"
+        case automatic
     }
 }
 

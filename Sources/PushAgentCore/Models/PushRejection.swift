@@ -14,6 +14,10 @@ public struct PushRejection: Error, Sendable, Equatable, CustomStringConvertible
         case unknownRequest = "unknown_request"
         /// Processing it failed or crashed the daemon again and again: dropped so the pushes after it still arrive.
         case unprocessable
+        /// Over the account's push budget (push bombing): denied at the provider unseen.
+        case rateLimited = "rate_limited"
+        /// The account is muted: denied at the provider as fraud, unseen.
+        case muted
     }
 
     public var reason: Reason

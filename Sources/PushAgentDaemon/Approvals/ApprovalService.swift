@@ -12,11 +12,66 @@ struct ApprovalService: Sendable {
     let events: EventBus
     let inFlight: InFlightAnswers
     let config: LiveConfig
+    let muting: AccountMuting
     let logger: Logger
 
     /// Starts answering and waits (bounded) for the provider's verdict; past the bound the approval is returned in progress.
     func answer(_ idOrPrefix: String, decision: AnswerDecision, userVerified: Bool, peer: Peer) async throws -> Approval {
         let stored = try await store.approval(matching: idOrPrefix)
+        let (started, task) = try await begin(stored, decision: decision, userVerified: userVerified, peer: peer)
+        try await muteAfterFraud([started], decision: decision, peer: peer)
+        return await settled([(started, task)])[0]
+    }
+
+    /// Denies every pending approval (of one account): `pushctl deny --all`. Those that expire meanwhile are left out.
+    func denyAll(account idOrPrefix: String?, reason: DenyReason?, peer: Peer) async throws -> [Approval] {
+        var accountId: String?
+        if let idOrPrefix { accountId = try await store.account(matching: idOrPrefix).account.id }
+        var started: [(Approval, Task<Approval, Never>)] = []
+        for approval in try await store.approvals(state: .pending) where accountId == nil || approval.accountId == accountId {
+            do {
+                let stored = try await store.approval(matching: approval.id)
+                started.append(try await begin(stored, decision: .deny(reason: reason), userVerified: false, peer: peer))
+            } catch let error as ControlError where [.expired, .conflict].contains(error.code) {
+                continue
+            } catch StoreError.conflict {
+                continue  // answered by someone else meanwhile
+            }
+        }
+        try await muteAfterFraud(started.map(\.0), decision: .deny(reason: reason), peer: peer)
+        return await settled(started)
+    }
+
+    /// Sends the deny of an approval the agent denied unseen (already `denying`, PushFatigueDefence).
+    func sendAutomaticDenial(_ stored: StoredApproval) {
+        _ = inFlight.start { await send(stored, .deny(reason: stored.approval.resolution?.reason)) }
+    }
+
+    /// Waits (bounded by `answer_wait_seconds`) for the providers' verdicts; past the bound each approval is returned
+    /// as far as it got.
+    private func settled(_ started: [(Approval, Task<Approval, Never>)]) async -> [Approval] {
+        let wait = Duration.milliseconds(Int(config.current.answerWaitSeconds * 1000))
+        if let finished = await InFlightAnswers.results(of: started.map(\.1), within: wait) { return finished }
+        var result: [Approval] = []
+        for (approval, _) in started {
+            result.append((try? await store.approval(matching: approval.id).approval) ?? approval)
+        }
+        return result
+    }
+
+    /// A deny as fraud mutes the account (`fraud_mute_seconds`), as Duo does: the pushes after it are attacks too.
+    private func muteAfterFraud(_ denied: [Approval], decision: AnswerDecision, peer: Peer) async throws {
+        guard case .deny(.fraud) = decision, config.current.fraudMuteSeconds > 0 else { return }
+        var muted: Set<String> = []
+        for approval in denied where approval.provider != .local && muted.insert(approval.accountId).inserted {
+            _ = try await muting.mute(approval.accountId, forSeconds: config.current.fraudMuteSeconds,
+                                      reason: "fraud reported on approval \(approval.id)", peer: peer)
+        }
+    }
+
+    /// Checks and records the user's answer, and starts sending it; the task ends with the provider's verdict.
+    private func begin(_ stored: StoredApproval, decision: AnswerDecision, userVerified: Bool, peer: Peer) async throws
+        -> (Approval, Task<Approval, Never>) {
         let approval = stored.approval
         if approval.state == .pending, approval.isExpired(at: Date()) {
             try await expire(approval.id)
@@ -32,17 +87,7 @@ struct ApprovalService: Sendable {
                               detail: resolution.number.map { "number=\($0)" } ?? resolution.reason.map { "reason=\($0.rawValue)" })
         await events.publish(ControlEvent(type: .approvalUpdated, approval: started))
         let task = inFlight.start { await send(StoredApproval(approval: started, answerContext: stored.answerContext), decision) }
-        return await withTaskGroup(of: Approval?.self) { group in
-            group.addTask { await task.value }
-            group.addTask {
-                try? await Task.sleep(for: .milliseconds(Int(config.current.answerWaitSeconds * 1000)))
-                return nil
-            }
-            let first = await group.next() ?? nil
-            group.cancelAll()
-            if let first { return first }
-            return (try? await store.approval(matching: approval.id).approval) ?? started
-        }
+        return (started, task)
     }
 
     /// Resumes answers a previous run started but did not finish.

@@ -30,4 +30,30 @@ final class InFlightAnswers: Sendable {
             group.cancelAll()
         }
     }
+
+    /// The answers' outcomes if all of them end within `timeout`, else nil. Unstructured on purpose: a task group
+    /// waits for every child before it returns, and an answer being retried may run until its approval expires.
+    static func results(of answers: [Task<Approval, Never>], within timeout: Duration) async -> [Approval]? {
+        await withCheckedContinuation { continuation in
+            let first = FirstResult(continuation)
+            Task {
+                var outcomes: [Approval] = []
+                for answer in answers { outcomes.append(await answer.value) }
+                first.resume(returning: outcomes)
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                first.resume(returning: nil)
+            }
+        }
+    }
+}
+
+/// Resumes a continuation once, with whichever result comes first.
+private final class FirstResult<Value: Sendable>: Sendable {
+    private let continuation: Mutex<CheckedContinuation<Value, Never>?>
+
+    init(_ continuation: CheckedContinuation<Value, Never>) { self.continuation = Mutex(continuation) }
+
+    func resume(returning value: Value) { continuation.withLock { $0.take() }?.resume(returning: value) }
 }

@@ -5,7 +5,8 @@ extension AgentConfig {
     /// relay registration) and need a restart, which keeps pending approvals too.
     static let reloadableKeys: Set<String> = [
         "operators", "log_level", "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds",
-        "answer_wait_seconds",
+        "answer_wait_seconds", "push_limit_per_account", "push_limit_window_seconds", "fraud_mute_seconds",
+        "collapse_similar_pending",
     ]
 
     /// This configuration with the reloadable settings taken from `newer`.
@@ -17,6 +18,9 @@ extension AgentConfig {
         result.backoffInitialSeconds = newer.backoffInitialSeconds
         result.backoffMaxSeconds = newer.backoffMaxSeconds
         result.answerWaitSeconds = newer.answerWaitSeconds
+        result.pushBudget = newer.pushBudget
+        result.fraudMuteSeconds = newer.fraudMuteSeconds
+        result.collapseSimilarPending = newer.collapseSimilarPending
         return result
     }
 

@@ -33,6 +33,12 @@ public struct AgentConfig: Sendable, Equatable {
     public var controlRequestTimeoutSeconds: Double
     /// Control connections one uid may have open at once; more are answered 503 and closed (read at start).
     public var controlConnectionsPerUID: Int
+    /// Pushes one account may bring per window before the rest are denied unseen (push bombing); limit 0 for none.
+    public var pushBudget: PushBudget
+    /// How long `pushctl deny --fraud` mutes the account; 0 mutes nothing.
+    public var fraudMuteSeconds: Double
+    /// Whether a new request that looks like a pending one of the same account replaces it (the older is denied).
+    public var collapseSimilarPending: Bool
     /// Where the settings came from, for `--check-config` and logs.
     public var source: String
 
@@ -42,6 +48,7 @@ public struct AgentConfig: Sendable, Equatable {
         "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds", "answer_wait_seconds",
         "privacyidea_poll_seconds", "machine_id_file", "binding_identity", "plusauth_key_algorithm",
         "plusauth_resolve_fallback_path", "control_request_timeout_seconds", "control_connections_per_uid",
+        "push_limit_per_account", "push_limit_window_seconds", "fraud_mute_seconds", "collapse_similar_pending",
     ]
 
     /// Defaults for the mode: a system service (root, or started with a config file) or a user's daemon (XDG dirs).
@@ -60,7 +67,9 @@ public struct AgentConfig: Sendable, Equatable {
             privacyIDEAPollSeconds: 10,
             machineIDFile: "/etc/machine-id", bindingIdentity: nil, plusAuthKeyAlgorithm: .es256,
             plusAuthResolveFallbackPath: "/push-authenticator/resolve-challenge",
-            controlRequestTimeoutSeconds: 10, controlConnectionsPerUID: 64, source: "defaults")
+            controlRequestTimeoutSeconds: 10, controlConnectionsPerUID: 64,
+            pushBudget: PushBudget(limit: 5, window: 60), fraudMuteSeconds: 1200, collapseSimilarPending: true,
+            source: "defaults")
     }
 
     /// `file` is absolute: relative paths in it are taken from its directory.
@@ -88,6 +97,8 @@ public struct AgentConfig: Sendable, Equatable {
                 try set(key, String(int), origin: file, relativeTo: fileDirectory)
             } else if let double = value.double {
                 try set(key, String(double), origin: file, relativeTo: fileDirectory)
+            } else if let bool = value.bool {
+                try set(key, String(bool), origin: file, relativeTo: fileDirectory)
             } else {
                 throw ConfigError("\(file): '\(key)' has a value of the wrong type")
             }
@@ -156,6 +167,14 @@ public struct AgentConfig: Sendable, Equatable {
             plusAuthResolveFallbackPath = value
         case "control_request_timeout_seconds": controlRequestTimeoutSeconds = try number(0.1...300)
         case "control_connections_per_uid": controlConnectionsPerUID = Int(try number(1...100_000))
+        case "push_limit_per_account": pushBudget.limit = Int(try number(0...10_000))
+        case "push_limit_window_seconds": pushBudget.window = try number(1...86_400)
+        case "fraud_mute_seconds": fraudMuteSeconds = try number(0...30 * 86_400)
+        case "collapse_similar_pending":
+            guard let flag = Bool(value.lowercased()) else {
+                throw ConfigError("\(origin): 'collapse_similar_pending' must be true or false, not '\(value)'")
+            }
+            collapseSimilarPending = flag
         default: throw ConfigError("\(origin): unknown key '\(key)'")
         }
     }
@@ -182,6 +201,10 @@ public struct AgentConfig: Sendable, Equatable {
         plusauth_resolve_fallback_path: \(plusAuthResolveFallbackPath.isEmpty ? "(none)" : plusAuthResolveFallbackPath)
         control_request_timeout_seconds: \(controlRequestTimeoutSeconds)
         control_connections_per_uid: \(controlConnectionsPerUID)
+        push_limit_per_account: \(pushBudget.limit)
+        push_limit_window_seconds: \(pushBudget.window)
+        fraud_mute_seconds: \(fraudMuteSeconds)
+        collapse_similar_pending: \(collapseSimilarPending)
         """
     }
 }

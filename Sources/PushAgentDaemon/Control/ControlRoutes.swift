@@ -9,6 +9,7 @@ import PushAgentStore
 struct ControlRoutes: Sendable {
     let store: AgentStore
     let approvals: ApprovalService
+    let muting: AccountMuting
     let enrollment: EnrollmentService
     let events: EventBus
     let relayState: RelayStateBox
@@ -36,6 +37,23 @@ struct ControlRoutes: Sendable {
             let code = try await code(for: try context.parameters.require("id"))
             try await store.audit(event: "code", peer: peer, subject: code.accountId, detail: nil)
             return try JSONResponse.ok(code)
+        }
+        router.post("/v1/accounts/:id/mute") { request, context in
+            let peer = try await writer(context)
+            let body = try await request.decodeJSON(MuteRequest.self)
+            return try JSONResponse.ok(try await muting.mute(
+                try context.parameters.require("id"), forSeconds: body.seconds ?? muting.defaultSeconds(policy.config.current),
+                reason: "muted by uid \(peer.uid)", peer: peer))
+        }
+        router.post("/v1/accounts/:id/unmute") { _, context in
+            let peer = try await writer(context)
+            return try JSONResponse.ok(try await muting.unmute(try context.parameters.require("id"), peer: peer))
+        }
+        router.post("/v1/approvals/deny") { request, context in
+            let peer = try await writer(context)
+            let body = try await request.decodeJSON(DenyAllRequest.self)
+            return try JSONResponse.ok(ApprovalsResponse(
+                approvals: try await approvals.denyAll(account: body.account, reason: body.reason, peer: peer)))
         }
         router.get("/v1/approvals") { request, _ in
             let state = try request.uri.queryParameters.get("state").map { raw in
@@ -86,7 +104,8 @@ struct ControlRoutes: Sendable {
         return StatusResponse(
             version: PushAgentVersion.string, uptimeSeconds: Int(Date().timeIntervalSince(startedAt)),
             deviceId: device?.deviceId, pushToken: device?.token, relay: relayState.current,
-            counts: .init(accounts: counts.accounts, pending: counts.pending, rejectedPushes: counts.rejected))
+            counts: .init(accounts: counts.accounts, pending: counts.pending, rejectedPushes: counts.rejected),
+            mutedAccounts: try await store.accounts().filter { $0.isMuted(at: Date()) })
     }
 
     private func code(for idOrPrefix: String) async throws -> CodeResponse {

@@ -10,6 +10,8 @@ struct PushIngest: Sendable {
     let modules: [Provider: any ProviderModule]
     let events: EventBus
     let logger: Logger
+    /// Push bombing defences; nil admits every push (unit tests of the pipeline alone).
+    var fatigue: PushFatigueDefence? = nil
 
     func ingest(_ message: RelayMessage, now: Date = Date()) async throws {
         _ = try await ingest(message.data, from: .relay(id: message.id, seq: message.seq), now: now)
@@ -38,7 +40,8 @@ struct PushIngest: Sendable {
         TestFault.trigger(.killBeforeCommit)
         let outcome: MessageOutcome
         do {
-            outcome = try await store.commitMessage(source: source, result: result, provider: provider, now: now)
+            outcome = try await store.commitMessage(source: source, result: result, provider: provider,
+                                                    budget: fatigue?.budget ?? PushBudget(limit: 0, window: 0), now: now)
         } catch {
             try? await store.recordAttemptFailure(source, "\(error)")
             throw error
@@ -48,7 +51,11 @@ struct PushIngest: Sendable {
         switch outcome {
         case .created(let approval): await events.publish(ControlEvent(type: .approvalCreated, approval: approval))
         case .requestUpdated(let request): await events.publish(ControlEvent(type: .requestUpdated, request: request))
-        case .duplicate, .rejected: break
+        case .duplicate, .rejected, .autoDenied: break
+        }
+        // The message is committed: a failure here must not make the relay deliver it again.
+        do { try await fatigue?.handle(outcome, now: now) } catch {
+            logger.error("push bombing defences failed after a push was committed: \(error)", metadata: Self.metadata(source))
         }
         return outcome
     }
@@ -112,6 +119,12 @@ struct PushIngest: Sendable {
         case .duplicate(let existing):
             if let existing { metadata["approval_id"] = "\(existing)" }
             logger.info("duplicate push ignored", metadata: metadata)
+        case .autoDenied(let stored, let rejection):
+            metadata["approval_id"] = "\(stored.approval.id)"
+            metadata["account_id"] = "\(stored.approval.accountId)"
+            metadata["reason"] = "\(rejection.reason.rawValue)"
+            // One line per push would flood the journal in a burst: the burst's warning stands for them.
+            logger.info("push denied unseen: \(rejection.message)", metadata: metadata)
         case .rejected(let rejection):
             metadata["message_id"] = "\(LogMessageID.pushRejected)"
             metadata["reason"] = "\(rejection.reason.rawValue)"

@@ -10,4 +10,6 @@ enum LogMessageID {
     static let providerTokenUpdate = "5cc54471e3b6476f8d7a450e9401932f"
     static let stepUpWithdrawn = "9d0c2f3e8b7a4e51a6f4c2d1e0b9a877"
     static let configReloaded = "bb4c5f711e4d4011bfb91f7b1768895b"
+    static let pushBombing = "d12a203ec53b402cb78501f985ce23aa"
+    static let accountMuted = "dded9d1ad92c4b8dadce3ed471e8578c"
 }

@@ -1,0 +1,60 @@
+import Foundation
+import GRDB
+import PushAgentCore
+
+/// The store's side of the push bombing defences: muted accounts, per-account push budgets, and one visible
+/// approval per identical request.
+extension AgentStore {
+    /// Mutes the account until `until`, or unmutes it (nil).
+    public func setMute(accountMatching idOrPrefix: String, until: Date?, reason: String?) async throws -> Account {
+        try await pool.write { db in
+            var record = try Self.resolve(AccountRecord.self, idOrPrefix, what: "account", db)
+            record.mutedUntil = until
+            record.muteReason = until == nil ? nil : reason
+            try record.update(db)
+            return try record.account()
+        }
+    }
+
+    /// The pending approvals that look like `approval` (ApprovalDraft.similarityKey) and came before it start being
+    /// denied (`denying`, automatic `superseded`): their answers are the caller's to send.
+    public func supersedeSimilar(to approval: Approval) async throws -> [StoredApproval] {
+        try await pool.write { db in
+            guard let newest = try ApprovalRecord.fetchOne(db, key: approval.id), let key = newest.similarityKey else {
+                return []
+            }
+            let older = try ApprovalRecord.filter(
+                Column("account_id") == newest.accountId && Column("similarity_key") == key
+                    && Column("state") == ApprovalState.pending.rawValue && Column("id") != newest.id).fetchAll(db)
+            return try older.map { record in
+                var record = record
+                record.state = ApprovalState.denying.rawValue
+                record.automatic = AutomaticDenial.superseded.rawValue
+                record.resolution = try ApprovalRecord.json(Resolution(byUid: nil, reason: .ignore, automatic: .superseded))
+                try record.update(db)
+                return StoredApproval(approval: try record.approval(), answerContext: record.answerContext)
+            }
+        }
+    }
+
+    /// Why a verified push for the draft's account is denied unseen, or nil to show it: the account is muted, or
+    /// its pushes within the budget's window already reached the limit (pushes denied for that do not count, so
+    /// the user's own sign-in gets through once a burst has passed the window).
+    static func automaticDenial(of draft: ApprovalDraft, budget: PushBudget, now: Date, _ db: Database) throws
+        -> (AutomaticDenial, PushRejection)? {
+        let provider = draft.provider.displayName
+        if let until = try Date.fetchOne(db, sql: "SELECT muted_until FROM account WHERE id = ?",
+                                         arguments: [draft.accountId]), until > now {
+            return (.muted, PushRejection(.muted, "account \(draft.accountId) is muted until "
+                + "\(until.formatted(.iso8601)): denied at \(provider), unseen"))
+        }
+        guard budget.limit > 0 else { return nil }
+        let admitted = try Int.fetchOne(db, sql: """
+            SELECT COUNT(*) FROM approval WHERE account_id = ? AND received_at > ?
+                AND (automatic IS NULL OR automatic = ?)
+            """, arguments: [draft.accountId, now.addingTimeInterval(-budget.window), AutomaticDenial.superseded.rawValue]) ?? 0
+        guard !budget.admits(admittedWithinWindow: admitted) else { return nil }
+        return (.rateLimited, PushRejection(.rateLimited, "account \(draft.accountId) had \(admitted) pushes in the last "
+            + "\(Int(budget.window)) s, its limit: denied at \(provider), unseen"))
+    }
+}
