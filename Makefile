@@ -90,7 +90,10 @@ soak: build
 FUZZ_SECONDS ?= 300
 FUZZ_SMOKE_SECONDS ?= 12
 .PHONY: fuzz fuzz-build fuzz-smoke
+# SwiftPM keeps a path dependency's file list in its build manifest: without it a file added to the main package
+# is missed and the fuzz build fails to compile until Fuzz/.build is cleaned, so the manifest is planned anew.
 fuzz-build: deps
+	rm -f Fuzz/.build/release.yaml
 	cd Fuzz && $(SWIFT) build -c release -Xswiftc -sanitize=fuzzer -Xswiftc -enable-testing -Xswiftc -use-ld=lld
 fuzz: fuzz-build
 	Fuzz/run-fuzzers.sh $(FUZZ_SECONDS)
