@@ -15,7 +15,8 @@ struct ApprovalService: Sendable {
     let logger: Logger
 
     /// Starts answering and waits (bounded) for the provider's verdict; past the bound the approval is returned in progress.
-    func answer(_ idOrPrefix: String, decision: AnswerDecision, userVerified: Bool, peer: Peer) async throws -> Approval {
+    func answer(_ idOrPrefix: String, decision: AnswerDecision, userVerified: Bool, password: String? = nil,
+                peer: Peer) async throws -> Approval {
         let stored = try await store.approval(matching: idOrPrefix)
         let approval = stored.approval
         if approval.state == .pending, approval.isExpired(at: Date()) {
@@ -25,7 +26,10 @@ struct ApprovalService: Sendable {
         guard approval.state == .pending else {
             throw ControlError(.conflict, "approval \(approval.id) is already \(approval.state.rawValue)")
         }
-        let resolution = try resolution(for: approval, decision: decision, userVerified: userVerified, peer: peer)
+        let resolution = try resolution(for: approval, decision: decision, peer: peer)
+        if case .approve = decision, approval.kind == .verify {
+            try await verifyUser(for: approval, userVerified: userVerified, password: password, peer: peer)
+        }
         let next: ApprovalState = if case .approve = decision { .approving } else { .denying }
         let started = try await store.transition(approval.id, to: next, resolution: resolution)
         try await store.audit(event: next == .approving ? "approve" : "deny", peer: peer, subject: approval.id,
@@ -68,7 +72,7 @@ struct ApprovalService: Sendable {
         await events.publish(ControlEvent(type: .approvalUpdated, approval: approval))
     }
 
-    private func resolution(for approval: Approval, decision: AnswerDecision, userVerified: Bool, peer: Peer) throws -> Resolution {
+    private func resolution(for approval: Approval, decision: AnswerDecision, peer: Peer) throws -> Resolution {
         switch decision {
         case .approve(let number):
             if approval.kind == .number {
@@ -80,9 +84,6 @@ struct ApprovalService: Sendable {
                 }
             } else if number != nil {
                 throw ControlError(.invalidArgument, "approval \(approval.id) is a \(approval.kind.rawValue) approval; it takes no number")
-            }
-            if approval.kind == .verify, !userVerified {
-                throw ControlError(.invalidArgument, "approval \(approval.id) requires user verification: approve it from a terminal with `pushctl approve \(approval.id)` (it asks you to confirm), or pass --user-verified if your automation verified the user")
             }
             return Resolution(byUid: peer.uid, number: number)
         case .deny(let reason):

@@ -5,7 +5,7 @@ extension AgentConfig {
     /// relay registration) and need a restart, which keeps pending approvals too.
     static let reloadableKeys: Set<String> = [
         "operators", "log_level", "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds",
-        "answer_wait_seconds",
+        "answer_wait_seconds", "user_verification_pam_service", "user_verification_pam_dir",
     ]
 
     /// This configuration with the reloadable settings taken from `newer`.
@@ -17,6 +17,8 @@ extension AgentConfig {
         result.backoffInitialSeconds = newer.backoffInitialSeconds
         result.backoffMaxSeconds = newer.backoffMaxSeconds
         result.answerWaitSeconds = newer.answerWaitSeconds
+        result.userVerificationPAMService = newer.userVerificationPAMService
+        result.userVerificationPAMDirectory = newer.userVerificationPAMDirectory
         return result
     }
 

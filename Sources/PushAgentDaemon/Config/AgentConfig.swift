@@ -33,6 +33,10 @@ public struct AgentConfig: Sendable, Equatable {
     public var controlRequestTimeoutSeconds: Double
     /// Control connections one uid may have open at once; more are answered 503 and closed (read at start).
     public var controlConnectionsPerUID: Int
+    /// The PAM service that checks the password of a non-root operator approving a verify approval, and the
+    /// directory of its file (nil: /etc/pam.d).
+    public var userVerificationPAMService = "pushagent"
+    public var userVerificationPAMDirectory: String?
     /// Where the settings came from, for `--check-config` and logs.
     public var source: String
 
@@ -42,6 +46,7 @@ public struct AgentConfig: Sendable, Equatable {
         "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds", "answer_wait_seconds",
         "privacyidea_poll_seconds", "machine_id_file", "binding_identity", "plusauth_key_algorithm",
         "plusauth_resolve_fallback_path", "control_request_timeout_seconds", "control_connections_per_uid",
+        "user_verification_pam_service", "user_verification_pam_dir",
     ]
 
     /// Defaults for the mode: a system service (root, or started with a config file) or a user's daemon (XDG dirs).
@@ -156,6 +161,12 @@ public struct AgentConfig: Sendable, Equatable {
             plusAuthResolveFallbackPath = value
         case "control_request_timeout_seconds": controlRequestTimeoutSeconds = try number(0.1...300)
         case "control_connections_per_uid": controlConnectionsPerUID = Int(try number(1...100_000))
+        case "user_verification_pam_service":
+            guard !value.isEmpty, !value.contains("/") else {
+                throw ConfigError("\(origin): 'user_verification_pam_service' must name a file in the PAM directory, not '\(value)'")
+            }
+            userVerificationPAMService = value
+        case "user_verification_pam_dir": userVerificationPAMDirectory = value
         default: throw ConfigError("\(origin): unknown key '\(key)'")
         }
     }
@@ -182,6 +193,8 @@ public struct AgentConfig: Sendable, Equatable {
         plusauth_resolve_fallback_path: \(plusAuthResolveFallbackPath.isEmpty ? "(none)" : plusAuthResolveFallbackPath)
         control_request_timeout_seconds: \(controlRequestTimeoutSeconds)
         control_connections_per_uid: \(controlConnectionsPerUID)
+        user_verification_pam_service: \(userVerificationPAMService)
+        user_verification_pam_dir: \(userVerificationPAMDirectory ?? "/etc/pam.d")
         """
     }
 }
