@@ -4,9 +4,10 @@ SWIFT ?= swift
 # checks Hyphen's device-key signatures independently; libzbar/libpng/libjpeg: `pushctl enroll --qr`, and
 # qrencode/netpbm/libjpeg-turbo-progs make its test pictures; systemd-container: systemd-nspawn, which boots the
 # systemd that `make test-systemd` installs the .deb into (curl and sqlite3 are what that test inspects the relay
-# and the agent's state with).
+# and the agent's state with); libpam0g-dev: the PAM headers pushagentd checks a password for a verify approval with.
 APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool python3-venv python3-cryptography \
-	libzbar-dev libpng-dev libjpeg62-turbo-dev qrencode netpbm libjpeg-turbo-progs systemd-container curl sqlite3
+	libzbar-dev libpng-dev libjpeg62-turbo-dev qrencode netpbm libjpeg-turbo-progs systemd-container curl sqlite3 \
+	libpam0g-dev
 BIN := .build/debug
 
 # Installation layout (DESTDIR-aware). CONFIG=release links the Swift runtime statically, so the binaries need
@@ -117,7 +118,7 @@ install: generated
 install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSTEMD_DIR)/system $(DESTDIR)$(SYSTEMD_DIR)/user \
 		$(DESTDIR)$(SYSTEMD_DIR)/catalog $(DESTDIR)$(PREFIX)/lib/sysusers.d $(DESTDIR)$(PREFIX)/lib/tmpfiles.d \
-		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/pushagent \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/pushagent $(DESTDIR)$(SYSCONFDIR)/pam.d \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	for p in $(PROGRAMS); do install -m 0755 $(INSTALL_STRIP_$(CONFIG)) $(BUILD_DIR)/$$p $(DESTDIR)$(BINDIR)/$$p; done
@@ -130,6 +131,7 @@ install-files:
 	for f in pushagentd.toml pushrelay.toml; do \
 		[ -e $(DESTDIR)$(SYSCONFDIR)/pushagent/$$f ] || install -m 0640 etc/pushagent/$$f $(DESTDIR)$(SYSCONFDIR)/pushagent/$$f; \
 	done
+	[ -e $(DESTDIR)$(SYSCONFDIR)/pam.d/pushagent ] || install -m 0644 etc/pam.d/pushagent $(DESTDIR)$(SYSCONFDIR)/pam.d/pushagent
 	install -m 0644 $(GENERATED)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(GENERATED)/completions/pushctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pushctl
 	install -m 0644 $(GENERATED)/completions/pushctl.zsh $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_pushctl
@@ -145,7 +147,8 @@ deb: generated
 	$(MAKE) install-files DESTDIR=$(CURDIR)/.build/deb-root PREFIX=/usr SYSCONFDIR=/etc CONFIG=$(CONFIG)
 	install -d .build/deb-root/DEBIAN
 	install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm .build/deb-root/DEBIAN/
-	printf '%s\n' /etc/pushagent/pushagentd.toml /etc/pushagent/pushrelay.toml > .build/deb-root/DEBIAN/conffiles
+	printf '%s\n' /etc/pushagent/pushagentd.toml /etc/pushagent/pushrelay.toml /etc/pam.d/pushagent \
+		> .build/deb-root/DEBIAN/conffiles
 	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
 		-e "s/@SIZE@/$$(du -sk --exclude=DEBIAN .build/deb-root | cut -f1)/" \
 		packaging/deb/control.in > .build/deb-root/DEBIAN/control

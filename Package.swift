@@ -35,6 +35,8 @@ let package = Package(
     targets: [
         // C bindings
         .systemLibrary(name: "CSystemd", pkgConfig: "libsystemd", providers: [.apt(["libsystemd-dev"])]),
+        // Linux-PAM: the local user verification that approvals of kind verify need.
+        .systemLibrary(name: "CPAM", pkgConfig: "pam", providers: [.apt(["libpam0g-dev"])]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         .target(name: "CQRImage", linkerSettings: [.linkedLibrary("zbar"), .linkedLibrary("png16"), .linkedLibrary("jpeg")]),
 
@@ -65,7 +67,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // pushagentd's services: config, relay loop, handlers, responders, control server.
         .target(name: "PushAgentDaemon", dependencies: [
-            "PushAgentCore", "PushAgentStore", "ControlAPI", "CurlHTTP", "SystemdSupport", "ConnectionGuards",
+            "PushAgentCore", "PushAgentStore", "ControlAPI", "CurlHTTP", "SystemdSupport", "ConnectionGuards", "CPAM",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -168,6 +170,8 @@ let package = Package(
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentDaemonTests", dependencies: [
             "PushAgentDaemon", "PushAgentStore", "PushAgentCore", .product(name: "GRDB", package: "GRDB.swift"),
+            // PAMTestService: a PAM stack with a known password.
+            "ClusterHarness",
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentKitTests", dependencies: [
             "PushAgentKit", "PushAgentKitOpenAPI", "CurlHTTP", "HTTPTestSupport",

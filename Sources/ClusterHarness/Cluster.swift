@@ -51,11 +51,20 @@ public final class Cluster: @unchecked Sendable {
         relayURL = try await process.waitForLine(startingWith: "pushrelay listening on ")
     }
 
-    /// Starts pushagentd and waits until its socket answers.
-    public func startDaemon(extraEnvironment: [String: String] = [:], waitForRelay: Bool = true) async throws {
+    /// Starts pushagentd and waits until its socket answers; with `asUID`, as that uid (and the same gid) through
+    /// setpriv, owning the cluster's directory so that it can make its state and socket there.
+    public func startDaemon(extraEnvironment: [String: String] = [:], waitForRelay: Bool = true,
+                            asUID uid: UInt32? = nil) async throws {
+        var command = [Binaries.path("pushagentd"), "--state-dir", stateDirectory, "--socket", socketPath,
+                       "--relay", relayURLForDaemon ?? relayURL]
+        if let uid {
+            guard chown(directory, uid, uid) == 0 else {
+                throw HarnessError("cannot give \(directory) to uid \(uid): \(String(cString: strerror(errno)))")
+            }
+            command = ["/usr/bin/setpriv", "--reuid=\(uid)", "--regid=\(uid)", "--clear-groups"] + command
+        }
         let process = try ManagedProcess(
-            name: "pushagentd", executable: Binaries.path("pushagentd"),
-            arguments: ["--state-dir", stateDirectory, "--socket", socketPath, "--relay", relayURLForDaemon ?? relayURL],
+            name: "pushagentd", executable: command[0], arguments: Array(command.dropFirst()),
             environment: daemonEnvironment.merging(extraEnvironment) { $1 })
         daemon = process
         try await eventually("pushagentd answers on its socket", timeout: .seconds(20)) {

@@ -55,8 +55,10 @@ public struct ControlClient: Sendable {
         return try await (get("/v1/approvals" + query) as ApprovalsResponse).approvals
     }
     public func approval(_ id: String) async throws -> Approval { try await get("/v1/approvals/\(escape(id))") }
-    public func approve(_ id: String, number: String? = nil, userVerified: Bool? = nil) async throws -> Approval {
-        try await call("POST", "/v1/approvals/\(escape(id))/approve", body: ApproveRequest(number: number, userVerified: userVerified))
+    public func approve(_ id: String, number: String? = nil, userVerified: Bool? = nil,
+                        password: String? = nil) async throws -> Approval {
+        try await call("POST", "/v1/approvals/\(escape(id))/approve",
+                       body: ApproveRequest(number: number, userVerified: userVerified, password: password))
     }
     public func deny(_ id: String, reason: DenyReason? = nil) async throws -> Approval {
         try await call("POST", "/v1/approvals/\(escape(id))/deny", body: DenyRequest(reason: reason))

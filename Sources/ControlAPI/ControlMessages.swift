@@ -126,13 +126,16 @@ public struct ApprovalsResponse: Codable, Sendable {
 
 public struct ApproveRequest: Codable, Sendable {
     public var number: String?
-    /// The caller confirmed the user's presence (required for `kind == verify`).
+    /// The caller confirmed the user's presence (`kind == verify`; honoured from root only).
     public var userVerified: Bool?
-    public init(number: String? = nil, userVerified: Bool? = nil) {
+    /// The operator's login password, checked through PAM (`kind == verify`; required unless the caller is root).
+    public var password: String?
+    public init(number: String? = nil, userVerified: Bool? = nil, password: String? = nil) {
         self.number = number
         self.userVerified = userVerified
+        self.password = password
     }
-    enum CodingKeys: String, CodingKey { case number, userVerified = "user_verified" }
+    enum CodingKeys: String, CodingKey { case number, userVerified = "user_verified", password }
 }
 
 public struct DenyRequest: Codable, Sendable {

@@ -37,26 +37,44 @@ struct Show: AsyncParsableCommand {
 }
 
 struct Approve: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(abstract: "Approve a sign-in.")
+    static let configuration = CommandConfiguration(
+        abstract: "Approve a sign-in.",
+        discussion: """
+            An approval of kind verify needs proof that it is you: pushctl asks for your login password, which \
+            pushagentd checks through PAM. Automation gives it with --password-fd, or runs as root with --user-verified.
+            """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Approval id or unique prefix.") var id: String
     @Option(help: "The number shown at sign-in (number approvals).") var number: String?
-    @Flag(help: "State that the user was verified (approvals of kind verify, for automation).") var userVerified = false
+    @Flag(help: "State that the user was verified (approvals of kind verify; root only, for automation).")
+    var userVerified = false
+    @Option(name: .customLong("password-fd"), help: ArgumentHelp(
+        "Read your login password from this file descriptor, one line (approvals of kind verify, for automation).",
+        valueName: "N"))
+    var passwordFD: Int32?
 
     func run() async throws {
         try await global.run { client in
+            let interactive = isatty(STDIN_FILENO) != 0
             var number = self.number
             var verified = userVerified
-            if number == nil || !verified, isatty(STDIN_FILENO) != 0 {
+            var password: String?
+            if (number == nil && interactive) || (!verified && (interactive || passwordFD != nil)) {
                 let approval = try await client.approval(id)
-                if approval.kind == .number, number == nil {
+                if approval.kind == .number, number == nil, interactive {
                     number = Prompt.ask("Number shown at sign-in (\(approval.numbers?.joined(separator: ", ") ?? "")): ")
                 }
                 if approval.kind == .verify, !verified {
-                    verified = Prompt.ask("This sign-in requires you to confirm it is you. Type 'yes' to approve: ") == "yes"
+                    if let passwordFD {
+                        password = try PasswordInput.line(from: passwordFD)
+                    } else if getuid() == 0 {
+                        verified = Prompt.ask("This sign-in requires you to confirm it is you. Type 'yes' to approve: ") == "yes"
+                    } else {
+                        password = try PasswordInput.ask("Password for \(PasswordInput.userName) (to verify it is you): ")
+                    }
                 }
             }
-            let result = try await client.approve(id, number: number, userVerified: verified ? true : nil)
+            let result = try await client.approve(id, number: number, userVerified: verified ? true : nil, password: password)
             if global.json { return try Output.json(result) }
             try report(result, verb: "approved")
         }

@@ -68,6 +68,23 @@ struct ConfigLoaderTests {
         }
     }
 
+    @Test func userVerificationPAMServiceAndDirectory() throws {
+        let defaults = try ConfigLoader.load(overrides(relay: "http://relay"), environment: [:], isRoot: true)
+        #expect(defaults.userVerificationPAMService == "pushagent")
+        #expect(defaults.userVerificationPAMDirectory == nil, "nil: PAM's own /etc/pam.d")
+        let path = try file("user_verification_pam_service = \"sudo\"\nuser_verification_pam_dir = \"pam.d\"\n")
+        let config = try ConfigLoader.load(overrides(config: path, relay: "http://relay"), environment: [:], isRoot: true)
+        #expect(config.userVerificationPAMService == "sudo")
+        #expect(config.userVerificationPAMDirectory == (path as NSString).deletingLastPathComponent + "/pam.d",
+                "a relative directory is taken from the file's")
+        #expect {
+            try ConfigLoader.load(overrides(relay: "http://relay"),
+                                  environment: ["PUSHAGENT_USER_VERIFICATION_PAM_SERVICE": "../shadow"], isRoot: true)
+        } throws: { error in
+            "\(error)".contains("PUSHAGENT_USER_VERIFICATION_PAM_SERVICE") && "\(error)".contains("must name a file")
+        }
+    }
+
     @Test func unknownKeyNamesTheKey() throws {
         let path = try file("relay_ur = \"http://x\"\n")
         #expect { try ConfigLoader.load(overrides(config: path), environment: [:], isRoot: false) } throws: { error in

@@ -16,9 +16,11 @@ struct ApprovalService: Sendable {
     let logger: Logger
 
     /// Starts answering and waits (bounded) for the provider's verdict; past the bound the approval is returned in progress.
-    func answer(_ idOrPrefix: String, decision: AnswerDecision, userVerified: Bool, peer: Peer) async throws -> Approval {
+    func answer(_ idOrPrefix: String, decision: AnswerDecision, userVerified: Bool, password: String? = nil,
+                peer: Peer) async throws -> Approval {
         let stored = try await store.approval(matching: idOrPrefix)
-        let (started, task) = try await begin(stored, decision: decision, userVerified: userVerified, peer: peer)
+        let (started, task) = try await begin(stored, decision: decision, userVerified: userVerified, password: password,
+                                              peer: peer)
         try await muteAfterFraud([started], decision: decision, peer: peer)
         return await settled([(started, task)])[0]
     }
@@ -70,8 +72,8 @@ struct ApprovalService: Sendable {
     }
 
     /// Checks and records the user's answer, and starts sending it; the task ends with the provider's verdict.
-    private func begin(_ stored: StoredApproval, decision: AnswerDecision, userVerified: Bool, peer: Peer) async throws
-        -> (Approval, Task<Approval, Never>) {
+    private func begin(_ stored: StoredApproval, decision: AnswerDecision, userVerified: Bool, password: String? = nil,
+                       peer: Peer) async throws -> (Approval, Task<Approval, Never>) {
         let approval = stored.approval
         if approval.state == .pending, approval.isExpired(at: Date()) {
             try await expire(approval.id)
@@ -80,7 +82,10 @@ struct ApprovalService: Sendable {
         guard approval.state == .pending else {
             throw ControlError(.conflict, "approval \(approval.id) is already \(approval.state.rawValue)")
         }
-        let resolution = try resolution(for: approval, decision: decision, userVerified: userVerified, peer: peer)
+        let resolution = try resolution(for: approval, decision: decision, peer: peer)
+        if case .approve = decision, approval.kind == .verify {
+            try await verifyUser(for: approval, userVerified: userVerified, password: password, peer: peer)
+        }
         let next: ApprovalState = if case .approve = decision { .approving } else { .denying }
         let started = try await store.transition(approval.id, to: next, resolution: resolution)
         try await store.audit(event: next == .approving ? "approve" : "deny", peer: peer, subject: approval.id,
@@ -113,7 +118,7 @@ struct ApprovalService: Sendable {
         await events.publish(ControlEvent(type: .approvalUpdated, approval: approval))
     }
 
-    private func resolution(for approval: Approval, decision: AnswerDecision, userVerified: Bool, peer: Peer) throws -> Resolution {
+    private func resolution(for approval: Approval, decision: AnswerDecision, peer: Peer) throws -> Resolution {
         switch decision {
         case .approve(let number):
             if approval.kind == .number {
@@ -125,9 +130,6 @@ struct ApprovalService: Sendable {
                 }
             } else if number != nil {
                 throw ControlError(.invalidArgument, "approval \(approval.id) is a \(approval.kind.rawValue) approval; it takes no number")
-            }
-            if approval.kind == .verify, !userVerified {
-                throw ControlError(.invalidArgument, "approval \(approval.id) requires user verification: approve it from a terminal with `pushctl approve \(approval.id)` (it asks you to confirm), or pass --user-verified if your automation verified the user")
             }
             return Resolution(byUid: peer.uid, number: number)
         case .deny(let reason):

@@ -7,6 +7,7 @@ extension AgentConfig {
         "operators", "log_level", "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds",
         "answer_wait_seconds", "push_limit_per_account", "push_limit_window_seconds", "fraud_mute_seconds",
         "collapse_similar_pending",
+        "answer_wait_seconds", "user_verification_pam_service", "user_verification_pam_dir",
     ]
 
     /// This configuration with the reloadable settings taken from `newer`.
@@ -21,6 +22,8 @@ extension AgentConfig {
         result.pushBudget = newer.pushBudget
         result.fraudMuteSeconds = newer.fraudMuteSeconds
         result.collapseSimilarPending = newer.collapseSimilarPending
+        result.userVerificationPAMService = newer.userVerificationPAMService
+        result.userVerificationPAMDirectory = newer.userVerificationPAMDirectory
         return result
     }
 

@@ -39,6 +39,10 @@ public struct AgentConfig: Sendable, Equatable {
     public var fraudMuteSeconds: Double
     /// Whether a new request that looks like a pending one of the same account replaces it (the older is denied).
     public var collapseSimilarPending: Bool
+    /// The PAM service that checks the password of a non-root operator approving a verify approval, and the
+    /// directory of its file (nil: /etc/pam.d).
+    public var userVerificationPAMService = "pushagent"
+    public var userVerificationPAMDirectory: String?
     /// Where the settings came from, for `--check-config` and logs.
     public var source: String
 
@@ -49,6 +53,7 @@ public struct AgentConfig: Sendable, Equatable {
         "privacyidea_poll_seconds", "machine_id_file", "binding_identity", "plusauth_key_algorithm",
         "plusauth_resolve_fallback_path", "control_request_timeout_seconds", "control_connections_per_uid",
         "push_limit_per_account", "push_limit_window_seconds", "fraud_mute_seconds", "collapse_similar_pending",
+        "user_verification_pam_service", "user_verification_pam_dir",
     ]
 
     /// Defaults for the mode: a system service (root, or started with a config file) or a user's daemon (XDG dirs).
@@ -175,6 +180,12 @@ public struct AgentConfig: Sendable, Equatable {
                 throw ConfigError("\(origin): 'collapse_similar_pending' must be true or false, not '\(value)'")
             }
             collapseSimilarPending = flag
+        case "user_verification_pam_service":
+            guard !value.isEmpty, !value.contains("/") else {
+                throw ConfigError("\(origin): 'user_verification_pam_service' must name a file in the PAM directory, not '\(value)'")
+            }
+            userVerificationPAMService = value
+        case "user_verification_pam_dir": userVerificationPAMDirectory = value
         default: throw ConfigError("\(origin): unknown key '\(key)'")
         }
     }
@@ -205,6 +216,8 @@ public struct AgentConfig: Sendable, Equatable {
         push_limit_window_seconds: \(pushBudget.window)
         fraud_mute_seconds: \(fraudMuteSeconds)
         collapse_similar_pending: \(collapseSimilarPending)
+        user_verification_pam_service: \(userVerificationPAMService)
+        user_verification_pam_dir: \(userVerificationPAMDirectory ?? "/etc/pam.d")
         """
     }
 }

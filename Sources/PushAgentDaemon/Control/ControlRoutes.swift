@@ -72,7 +72,7 @@ struct ControlRoutes: Sendable {
             let body = try await request.decodeJSON(ApproveRequest.self)
             return try JSONResponse.ok(try await approvals.answer(
                 try context.parameters.require("id"), decision: .approve(number: body.number),
-                userVerified: body.userVerified ?? false, peer: peer))
+                userVerified: body.userVerified ?? false, password: body.password, peer: peer))
         }
         router.post("/v1/approvals/:id/deny") { request, context in
             let peer = try await writer(context)
