@@ -124,7 +124,8 @@ install-files:
 	for p in $(PROGRAMS); do install -m 0755 $(INSTALL_STRIP_$(CONFIG)) $(BUILD_DIR)/$$p $(DESTDIR)$(BINDIR)/$$p; done
 	install -m 0644 systemd/pushagentd.service systemd/pushagentd.socket systemd/pushrelay.service \
 		$(DESTDIR)$(SYSTEMD_DIR)/system/
-	install -m 0644 systemd/user/pushagentd.service systemd/user/pushagentd.socket $(DESTDIR)$(SYSTEMD_DIR)/user/
+	install -m 0644 systemd/user/pushagentd.service systemd/user/pushagentd.socket systemd/user/pushagent-notify.service \
+		$(DESTDIR)$(SYSTEMD_DIR)/user/
 	install -m 0644 systemd/pushagent.catalog $(DESTDIR)$(SYSTEMD_DIR)/catalog/pushagent.catalog
 	install -m 0644 systemd/pushagent.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/pushagent.conf
 	install -m 0644 systemd/pushagent.tmpfiles $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/pushagent.conf

@@ -38,6 +38,8 @@ let package = Package(
         // Linux-PAM: the local user verification that approvals of kind verify need.
         .systemLibrary(name: "CPAM", pkgConfig: "pam", providers: [.apt(["libpam0g-dev"])]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // sd-bus calls of the desktop notifier (libsystemd, like CSystemd): typed, since sd-bus is variadic.
+        .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "CQRImage", linkerSettings: [.linkedLibrary("zbar"), .linkedLibrary("png16"), .linkedLibrary("jpeg")]),
 
         // Pure logic: models, router, provider decoding/verification/answers, OTP, URI parsing. No I/O.
@@ -122,8 +124,11 @@ let package = Package(
             "CommandSupport",
             "PushAgentDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
+        // `pushctl notify`: approvals as desktop notifications with action buttons, on the user's session bus.
+        .target(name: "DesktopNotify", dependencies: ["CNotifyBus", "ControlAPI", "PushAgentCore"],
+                swiftSettings: swiftSettings),
         .executableTarget(name: "pushctl", dependencies: [
-            "ControlAPI", "CurlHTTP", "PushAgentCore", "CommandSupport", "QRImage",
+            "ControlAPI", "CurlHTTP", "PushAgentCore", "CommandSupport", "QRImage", "DesktopNotify",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushrelay", dependencies: [
@@ -166,6 +171,8 @@ let package = Package(
             "PushRelay", "CurlHTTP", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
+        .testTarget(name: "DesktopNotifyTests", dependencies: ["DesktopNotify", "PushAgentCore"],
+                    swiftSettings: swiftSettings),
         .testTarget(name: "QRImageTests", dependencies: ["QRImage"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentDaemonTests", dependencies: [

@@ -169,12 +169,17 @@ new_pending_id() {
 check_units_statically() {
     local units=(/usr/lib/systemd/system/pushagentd.service /usr/lib/systemd/system/pushagentd.socket
                  /usr/lib/systemd/system/pushrelay.service /usr/lib/systemd/user/pushagentd.service
-                 /usr/lib/systemd/user/pushagentd.socket)
+                 /usr/lib/systemd/user/pushagentd.socket /usr/lib/systemd/user/pushagent-notify.service)
     local unit output
     for unit in "${units[@]}"; do
         output=$(ct systemd-analyze verify "$unit" 2>&1)
         if [ -z "$output" ]; then pass "systemd-analyze verify $unit prints nothing"; else fail "systemd-analyze verify $unit prints nothing" "$output"; fi
     done
+    if ct test -L /etc/systemd/user/graphical-session.target.wants/pushagent-notify.service; then
+        pass "the package enables pushagent-notify.service for every user's graphical session"
+    else
+        fail "the package enables pushagent-notify.service for every user's graphical session"
+    fi
     local name limit exposure
     for name in pushagentd.service:1.5 pushrelay.service:2.0; do
         limit=${name#*:}; name=${name%%:*}

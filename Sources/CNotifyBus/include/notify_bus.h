@@ -1,0 +1,41 @@
+// A thin shim over sd-bus for the desktop notifier: the freedesktop Notifications calls and signals, typed, because
+// sd-bus builds messages through variadic functions Swift cannot call. One bus object is used from one thread.
+#ifndef PUSHAGENT_NOTIFY_BUS_H
+#define PUSHAGENT_NOTIFY_BUS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct notify_bus notify_bus;
+
+// Kinds passed to the signal callback.
+enum { NOTIFY_BUS_ACTION_INVOKED = 1, NOTIFY_BUS_NOTIFICATION_CLOSED = 2 };
+
+// Called from notify_bus_run_once for each signal: `action` is set for ActionInvoked, `reason` for NotificationClosed.
+typedef void (*notify_bus_signal_fn)(void *context, int kind, uint32_t id, const char *action, uint32_t reason);
+
+// Connects to the user's session bus ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus) and subscribes to the
+// notification server's signals. Returns a negative errno on failure.
+int notify_bus_open(notify_bus **out, notify_bus_signal_fn on_signal, void *context);
+void notify_bus_close(notify_bus *bus);
+
+// org.freedesktop.Notifications.Notify. `actions` holds key, label pairs flattened (2 * action_count strings).
+// urgency: 0 low, 1 normal, 2 critical; resident/transient: booleans sent as hints when non-zero.
+int notify_bus_notify(notify_bus *bus, const char *app_name, uint32_t replaces_id, const char *icon,
+                      const char *summary, const char *body, const char *const *actions, size_t action_count,
+                      uint8_t urgency, int resident, int transient, int32_t expire_timeout_ms,
+                      uint32_t *id_out, char *error, size_t error_size);
+int notify_bus_close_notification(notify_bus *bus, uint32_t id, char *error, size_t error_size);
+// GetCapabilities: a NULL-terminated array of strings, each and the array freed with free().
+int notify_bus_capabilities(notify_bus *bus, char ***out, char *error, size_t error_size);
+
+// Processes what has arrived (dispatching signals), then waits up to timeout_usec for more or for `wake_fd` to become
+// readable (it is then drained). Returns a negative errno when the connection is lost.
+int notify_bus_run_once(notify_bus *bus, int wake_fd, uint64_t timeout_usec);
+
+// The eventfd a caller writes to (notify_bus_wake) so notify_bus_run_once returns and takes up queued calls.
+int notify_bus_wake_fd_new(void);
+void notify_bus_wake(int wake_fd);
+void notify_bus_wake_fd_free(int wake_fd);
+
+#endif

@@ -1,0 +1,159 @@
+#include "notify_bus.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <sys/eventfd.h>
+#include <stdlib.h>
+#include <string.h>
+#include <systemd/sd-bus.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEST "org.freedesktop.Notifications"
+#define PATH "/org/freedesktop/Notifications"
+#define IFACE "org.freedesktop.Notifications"
+
+struct notify_bus {
+    sd_bus *bus;
+    sd_bus_slot *slot;
+    notify_bus_signal_fn on_signal;
+    void *context;
+};
+
+static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+    (void)ret_error;
+    notify_bus *self = userdata;
+    uint32_t id = 0;
+    if (sd_bus_message_is_signal(m, IFACE, "ActionInvoked")) {
+        const char *action = NULL;
+        if (sd_bus_message_read(m, "us", &id, &action) >= 0)
+            self->on_signal(self->context, NOTIFY_BUS_ACTION_INVOKED, id, action, 0);
+    } else if (sd_bus_message_is_signal(m, IFACE, "NotificationClosed")) {
+        uint32_t reason = 0;
+        if (sd_bus_message_read(m, "uu", &id, &reason) >= 0)
+            self->on_signal(self->context, NOTIFY_BUS_NOTIFICATION_CLOSED, id, NULL, reason);
+    }
+    return 0;
+}
+
+int notify_bus_open(notify_bus **out, notify_bus_signal_fn on_signal, void *context) {
+    notify_bus *self = calloc(1, sizeof *self);
+    if (!self) return -ENOMEM;
+    self->on_signal = on_signal;
+    self->context = context;
+    int r = sd_bus_open_user(&self->bus);
+    if (r >= 0)
+        r = sd_bus_match_signal(self->bus, &self->slot, NULL, PATH, IFACE, NULL, on_message, self);
+    if (r < 0) {
+        notify_bus_close(self);
+        return r;
+    }
+    *out = self;
+    return 0;
+}
+
+void notify_bus_close(notify_bus *self) {
+    if (!self) return;
+    sd_bus_slot_unref(self->slot);
+    sd_bus_flush_close_unref(self->bus);
+    free(self);
+}
+
+static int fail(int r, const sd_bus_error *e, char *error, size_t size) {
+    if (error && size)
+        snprintf(error, size, "%s", e && e->message ? e->message : strerror(r < 0 ? -r : r));
+    return r < 0 ? r : -EIO;
+}
+
+static int append_hint(sd_bus_message *m, const char *key, char type, const void *value) {
+    const char contents[2] = {type, 0};
+    int r = sd_bus_message_open_container(m, 'e', "sv");
+    if (r >= 0) r = sd_bus_message_append_basic(m, 's', key);
+    if (r >= 0) r = sd_bus_message_open_container(m, 'v', contents);
+    if (r >= 0) r = sd_bus_message_append_basic(m, type, value);
+    if (r >= 0) r = sd_bus_message_close_container(m);
+    if (r >= 0) r = sd_bus_message_close_container(m);
+    return r;
+}
+
+int notify_bus_notify(notify_bus *self, const char *app_name, uint32_t replaces_id, const char *icon,
+                      const char *summary, const char *body, const char *const *actions, size_t action_count,
+                      uint8_t urgency, int resident, int transient, int32_t expire_timeout_ms,
+                      uint32_t *id_out, char *error, size_t error_size) {
+    sd_bus_message *m = NULL, *reply = NULL;
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    int yes = 1;
+    int r = sd_bus_message_new_method_call(self->bus, &m, DEST, PATH, IFACE, "Notify");
+    if (r >= 0) r = sd_bus_message_append(m, "susss", app_name, replaces_id, icon, summary, body);
+    if (r >= 0) r = sd_bus_message_open_container(m, 'a', "s");
+    for (size_t i = 0; r >= 0 && i < 2 * action_count; i++) r = sd_bus_message_append_basic(m, 's', actions[i]);
+    if (r >= 0) r = sd_bus_message_close_container(m);
+    if (r >= 0) r = sd_bus_message_open_container(m, 'a', "{sv}");
+    if (r >= 0) r = append_hint(m, "urgency", 'y', &urgency);
+    if (r >= 0 && resident) r = append_hint(m, "resident", 'b', &yes);
+    if (r >= 0 && transient) r = append_hint(m, "transient", 'b', &yes);
+    if (r >= 0) r = sd_bus_message_close_container(m);
+    if (r >= 0) r = sd_bus_message_append(m, "i", expire_timeout_ms);
+    if (r >= 0) r = sd_bus_call(self->bus, m, 0, &e, &reply);
+    if (r >= 0) r = sd_bus_message_read(reply, "u", id_out);
+    if (r < 0) r = fail(r, &e, error, error_size);
+    sd_bus_error_free(&e);
+    sd_bus_message_unref(reply);
+    sd_bus_message_unref(m);
+    return r < 0 ? r : 0;
+}
+
+int notify_bus_close_notification(notify_bus *self, uint32_t id, char *error, size_t error_size) {
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    int r = sd_bus_call_method(self->bus, DEST, PATH, IFACE, "CloseNotification", &e, NULL, "u", id);
+    if (r < 0) r = fail(r, &e, error, error_size);
+    sd_bus_error_free(&e);
+    return r < 0 ? r : 0;
+}
+
+int notify_bus_capabilities(notify_bus *self, char ***out, char *error, size_t error_size) {
+    sd_bus_message *reply = NULL;
+    sd_bus_error e = SD_BUS_ERROR_NULL;
+    int r = sd_bus_call_method(self->bus, DEST, PATH, IFACE, "GetCapabilities", &e, &reply, "");
+    if (r >= 0) r = sd_bus_message_read_strv(reply, out);
+    if (r < 0) r = fail(r, &e, error, error_size);
+    sd_bus_error_free(&e);
+    sd_bus_message_unref(reply);
+    return r < 0 ? r : 0;
+}
+
+int notify_bus_run_once(notify_bus *self, int wake_fd, uint64_t timeout_usec) {
+    int r;
+    while ((r = sd_bus_process(self->bus, NULL)) > 0) {}
+    if (r < 0) return r;
+    struct pollfd fds[2] = {
+        {.fd = sd_bus_get_fd(self->bus), .events = (short)sd_bus_get_events(self->bus)},
+        {.fd = wake_fd, .events = POLLIN},
+    };
+    // sd_bus_get_timeout gives an absolute CLOCK_MONOTONIC deadline (e.g. a method call's); poll wants a wait.
+    uint64_t deadline = UINT64_MAX;
+    if (sd_bus_get_timeout(self->bus, &deadline) >= 0 && deadline != UINT64_MAX) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+        uint64_t relative = deadline > now ? deadline - now : 0;
+        if (relative < timeout_usec) timeout_usec = relative;
+    }
+    int wait_ms = (int)((timeout_usec + 999) / 1000);
+    if (poll(fds, wake_fd >= 0 ? 2 : 1, wait_ms) < 0 && errno != EINTR) return -errno;
+    if (wake_fd >= 0 && (fds[1].revents & POLLIN)) {
+        uint64_t drained;
+        (void)!read(wake_fd, &drained, sizeof drained);
+    }
+    return 0;
+}
+
+int notify_bus_wake_fd_new(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
+
+void notify_bus_wake(int wake_fd) {
+    uint64_t one = 1;
+    (void)!write(wake_fd, &one, sizeof one);
+}
+
+void notify_bus_wake_fd_free(int wake_fd) { close(wake_fd); }

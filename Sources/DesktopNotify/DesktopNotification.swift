@@ -1,0 +1,47 @@
+/// One notification as the freedesktop Notifications spec has it (Notify's arguments).
+public struct DesktopNotification: Sendable, Equatable {
+    public struct Action: Sendable, Equatable {
+        public var key: String
+        public var label: String
+        public init(_ key: String, _ label: String) {
+            self.key = key
+            self.label = label
+        }
+    }
+
+    public enum Urgency: UInt8, Sendable { case low = 0, normal = 1, critical = 2 }
+
+    public var summary: String
+    public var body: String
+    public var actions: [Action]
+    public var urgency: Urgency
+    /// Stays in the server after an action is invoked, where the server supports it (`resident`).
+    public var resident: Bool
+    /// Not kept in the server's history (`transient`): results shown briefly.
+    public var transient: Bool
+    /// -1: the server's default, 0: until closed.
+    public var expireTimeoutMs: Int32
+
+    public init(summary: String, body: String, actions: [Action] = [], urgency: Urgency = .normal,
+                resident: Bool = false, transient: Bool = false, expireTimeoutMs: Int32 = -1) {
+        self.summary = summary
+        self.body = body
+        self.actions = actions
+        self.urgency = urgency
+        self.resident = resident
+        self.transient = transient
+        self.expireTimeoutMs = expireTimeoutMs
+    }
+}
+
+/// What the notification server tells us: an action button was pressed, or a notification went away.
+public enum NotificationSignal: Sendable, Equatable {
+    case actionInvoked(id: UInt32, action: String)
+    /// `reason`: 1 expired, 2 dismissed by the user, 3 closed by CloseNotification, 4 other.
+    case closed(id: UInt32, reason: UInt32)
+}
+
+public struct NotificationBusError: Error, CustomStringConvertible {
+    public var description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,178 @@
+import CNotifyBus
+import Foundation
+import Synchronization
+
+/// The user's session bus, as a notification client. sd-bus objects are not thread-safe, so one thread owns the
+/// connection: calls are queued to it, and the server's signals come out of `signals`, which ends when the
+/// connection is lost (the bus restarted): connect again then.
+public final class NotificationBus: Sendable {
+    private typealias Job = @Sendable (OpaquePointer) -> Void
+
+    private struct State {
+        var jobs: [Job] = []
+        var stopped = false
+    }
+
+    public static let appName = "pushagent"
+
+    public let signals: AsyncStream<NotificationSignal>
+    private let signalSink: SignalSink
+    private let state = Mutex(State())
+    private let wakeFD: Int32
+
+    private init(wakeFD: Int32) {
+        self.wakeFD = wakeFD
+        let (stream, continuation) = AsyncStream.makeStream(of: NotificationSignal.self)
+        signals = stream
+        signalSink = SignalSink(continuation)
+    }
+
+    deinit {
+        stop()
+        notify_bus_wake_fd_free(wakeFD)
+    }
+
+    /// Connects to `$DBUS_SESSION_BUS_ADDRESS` (else `$XDG_RUNTIME_DIR/bus`).
+    public static func connect() async throws -> NotificationBus {
+        let fd = notify_bus_wake_fd_new()
+        guard fd >= 0 else { throw NotificationBusError("eventfd: \(String(cString: strerror(errno)))") }
+        let bus = NotificationBus(wakeFD: fd)
+        try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
+            let thread = Thread { bus.run(opened) }
+            thread.name = "session bus"
+            thread.start()
+        }
+        return bus
+    }
+
+    public func notify(_ notification: DesktopNotification, replacing id: UInt32 = 0) async throws -> UInt32 {
+        try await perform { bus, error in
+            var newId: UInt32 = 0
+            let flat = notification.actions.flatMap { [$0.key, $0.label] }
+            let status = flat.withCStrings { actions in
+                notify_bus_notify(bus, Self.appName, id, "dialog-password", notification.summary, notification.body,
+                                  actions, notification.actions.count, notification.urgency.rawValue,
+                                  notification.resident ? 1 : 0, notification.transient ? 1 : 0,
+                                  notification.expireTimeoutMs, &newId, error, 512)
+            }
+            return (status, newId)
+        }
+    }
+
+    public func close(_ id: UInt32) async throws {
+        try await perform { bus, error in (notify_bus_close_notification(bus, id, error, 512), ()) }
+    }
+
+    public func capabilities() async throws -> Set<String> {
+        try await perform { bus, error in
+            var list: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
+            let status = notify_bus_capabilities(bus, &list, error, 512)
+            var names: Set<String> = []
+            if let list {
+                var index = 0
+                while let name = list[index] {
+                    names.insert(String(cString: name))
+                    free(name)
+                    index += 1
+                }
+                free(list)
+            }
+            return (status, names)
+        }
+    }
+
+    /// Ends the connection; `signals` finishes.
+    public func stop() {
+        let wasRunning = state.withLock { state in
+            defer { state.stopped = true }
+            return !state.stopped
+        }
+        if wasRunning { wake() }
+    }
+
+    private func perform<T: Sendable>(_ call: @escaping @Sendable (OpaquePointer, UnsafeMutablePointer<CChar>) -> (Int32, T))
+        async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let job: Job = { bus in
+                let error = UnsafeMutablePointer<CChar>.allocate(capacity: 512)
+                defer { error.deallocate() }
+                error[0] = 0
+                let (status, value) = call(bus, error)
+                if status < 0 {
+                    let text = error[0] != 0 ? String(cString: error) : String(cString: strerror(-status))
+                    continuation.resume(throwing: NotificationBusError("the notification server: \(text)"))
+                } else {
+                    continuation.resume(returning: value)
+                }
+            }
+            let queued = state.withLock { state in
+                guard !state.stopped else { return false }
+                state.jobs.append(job)
+                return true
+            }
+            if queued { wake() } else {
+                continuation.resume(throwing: NotificationBusError("the session bus connection is closed"))
+            }
+        }
+    }
+
+    private func wake() { notify_bus_wake(wakeFD) }
+
+    private func run(_ opened: CheckedContinuation<Void, any Error>) {
+        var bus: OpaquePointer?
+        let context = Unmanaged.passRetained(signalSink).toOpaque()
+        defer { Unmanaged<SignalSink>.fromOpaque(context).release() }
+        let status = notify_bus_open(&bus, { context, kind, id, action, reason in
+            guard let context else { return }
+            let sink = Unmanaged<SignalSink>.fromOpaque(context).takeUnretainedValue()
+            sink.deliver(kind == Int32(NOTIFY_BUS_ACTION_INVOKED)
+                ? .actionInvoked(id: id, action: action.map { String(cString: $0) } ?? "")
+                : .closed(id: id, reason: reason))
+        }, context)
+        guard status >= 0, let bus else {
+            state.withLock { $0.stopped = true }
+            signalSink.finish()
+            let hint = "is DBUS_SESSION_BUS_ADDRESS set? (a desktop session sets it; outside one there is nothing to notify)"
+            opened.resume(throwing: NotificationBusError("cannot connect to the session bus: \(String(cString: strerror(-status))); \(hint)"))
+            return
+        }
+        opened.resume()
+        while true {
+            let jobs: [Job]? = state.withLock { state in
+                guard !state.stopped else { return nil }
+                defer { state.jobs = [] }
+                return state.jobs
+            }
+            guard let jobs else { break }
+            for job in jobs { job(bus) }
+            if notify_bus_run_once(bus, wakeFD, 1_000_000) < 0 { break }
+        }
+        let abandoned = state.withLock { state in
+            state.stopped = true
+            defer { state.jobs = [] }
+            return state.jobs
+        }
+        // Jobs queued while the connection went away fail like calls on a closed bus.
+        for job in abandoned { job(bus) }
+        notify_bus_close(bus)
+        signalSink.finish()
+    }
+}
+
+/// Where the C callback hands signals to Swift.
+private final class SignalSink: Sendable {
+    private let continuation: AsyncStream<NotificationSignal>.Continuation
+    init(_ continuation: AsyncStream<NotificationSignal>.Continuation) { self.continuation = continuation }
+    func deliver(_ signal: NotificationSignal) { continuation.yield(signal) }
+    func finish() { continuation.finish() }
+}
+
+extension Array where Element == String {
+    /// The strings as a C array of C strings, valid inside `body`.
+    func withCStrings<R>(_ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+        let copies = map { strdup($0) }
+        defer { copies.forEach { free($0) } }
+        let pointers = copies.map { UnsafePointer($0) }
+        return pointers.withUnsafeBufferPointer { body($0.baseAddress ?? UnsafePointer(bitPattern: 1)!) }
+    }
+}
