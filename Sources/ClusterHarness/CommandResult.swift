@@ -9,7 +9,7 @@ public struct CommandResult: Sendable {
     /// Runs a command to completion; with `asUID`, as that uid (and the same gid) through setpriv (needs root). Its
     /// stdin is `input` (small: it is written whole before the output is read), or empty.
     public static func run(_ executable: String, _ arguments: [String], asUID uid: UInt32? = nil,
-                           input: String? = nil) throws -> CommandResult {
+                           input: String? = nil, environment extra: [String: String] = [:]) throws -> CommandResult {
         let process = Process()
         if let uid {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
@@ -20,6 +20,7 @@ public struct CommandResult: Sendable {
         }
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "PUSHAGENT_SOCKET")
+        environment.merge(extra) { $1 }
         process.environment = environment
         let out = Pipe(), err = Pipe()
         process.standardOutput = out

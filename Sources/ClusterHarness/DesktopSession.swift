@@ -1,0 +1,123 @@
+import Foundation
+import Synchronization
+
+/// A desktop for the notifier's tests, from Debian's programs: Xvfb, a private session bus (dbus-daemon) and
+/// dunst, a notification server with actions. What pushctl notify asks of the server is read back from the bus
+/// (dbus-monitor); a button is pressed the way a user does, through dunst's context menu (`dunstctl context`),
+/// whose menu program is a script here that picks the wanted line.
+public final class DesktopSession: Sendable {
+    public static let programs = ["/usr/bin/Xvfb", "/usr/bin/dbus-daemon", "/usr/bin/dbus-monitor", "/usr/bin/dunst",
+                                  "/usr/bin/dunstctl"]
+    public static var missingPrograms: [String] { programs.filter { !FileManager.default.isExecutableFile(atPath: $0) } }
+
+    public let directory: String
+    public let environment: [String: String]
+    private let xvfb: ManagedProcess
+    /// The session bus's programs: replaced by `restartBus`. Every dbus-monitor is kept, for what it saw.
+    private let bus = Mutex<(daemon: ManagedProcess, server: ManagedProcess)?>(nil)
+    private let monitors = Mutex<[ManagedProcess]>([])
+
+    private init(directory: String, environment: [String: String], xvfb: ManagedProcess) {
+        self.directory = directory
+        self.environment = environment
+        self.xvfb = xvfb
+    }
+
+    public static func start(directory: String) async throws -> DesktopSession {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // -displayfd: Xvfb picks a free display and prints its number.
+        let xvfb = try ManagedProcess(name: "Xvfb", executable: "/usr/bin/Xvfb",
+                                      arguments: ["-displayfd", "1", "-screen", "0", "1024x768x24", "-nolisten", "tcp"])
+        var display = ""
+        try await eventually("Xvfb prints its display number") {
+            display = xvfb.text.split(separator: "\n").first { !$0.isEmpty && $0.allSatisfy(\.isNumber) }.map { ":\($0)" } ?? ""
+            return !display.isEmpty
+        }
+        let menu = directory + "/pick-menu-line"
+        try """
+        #!/bin/sh
+        # dunst's context menu: the line with the label and the notification id the test asked for.
+        grep -F -- "$(sed -n 1p '\(directory)/wanted')" | grep -F -- "$(sed -n 2p '\(directory)/wanted')" | head -n1
+
+        """.write(toFile: menu, atomically: true, encoding: .utf8)
+        chmod(menu, 0o755)
+        try """
+        [global]
+            dmenu = \(menu)
+            width = 420
+            origin = top-right
+            offset = 10x10
+            font = DejaVu Sans 10
+            frame_width = 2
+        """.write(toFile: directory + "/dunstrc", atomically: true, encoding: .utf8)
+        // A fixed address, so a restarted bus is found where the notifier looks.
+        let session = DesktopSession(directory: directory, environment: [
+            "DISPLAY": display, "DBUS_SESSION_BUS_ADDRESS": "unix:path=\(directory)/bus"], xvfb: xvfb)
+        try await session.startBus()
+        return session
+    }
+
+    /// Kills the session bus and the notification server, and starts both again at the same address: what a
+    /// notifier sees when the user's session bus restarts.
+    public func restartBus() async throws {
+        await stopBus()
+        try await startBus()
+    }
+
+    private func startBus() async throws {
+        unlink(directory + "/bus")  // a killed daemon leaves its socket behind
+        let daemon = try ManagedProcess(name: "dbus-daemon", executable: "/usr/bin/dbus-daemon", arguments: [
+            "--session", "--nofork", "--address=\(environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")", "--print-address=1"])
+        _ = try await daemon.waitForLine(startingWith: "unix:")
+        let monitor = try ManagedProcess(name: "dbus-monitor", executable: "/usr/bin/dbus-monitor",
+                                         // Returns carry no interface: they are matched to calls by serial.
+                                         arguments: ["--session", "interface='org.freedesktop.Notifications'",
+                                                     "type='method_return'"],
+                                         environment: environment)
+        monitors.withLock { $0.append(monitor) }
+        let server = try ManagedProcess(name: "dunst", executable: "/usr/bin/dunst",
+                                        arguments: ["-config", directory + "/dunstrc"], environment: environment)
+        bus.withLock { $0 = (daemon, server) }
+        try await eventually("dunst serves org.freedesktop.Notifications") {
+            guard server.isRunning else { throw HarnessError("dunst exited:\n\(server.text)") }
+            return (try? self.dunstctl(["count", "displayed"]))?.status == 0
+        }
+    }
+
+    private func stopBus() async {
+        guard let (daemon, server) = bus.withLock({ $0 }) else { return }
+        for process in [server, daemon] { await Self.kill(process) }
+    }
+
+    /// Every Notify call seen on the bus, in order.
+    public func notifications() -> [SeenNotification] { logs.flatMap(\.notifications) }
+
+    /// The ids CloseNotification was called with.
+    public func closedIds() -> [UInt32] { logs.flatMap(\.closedIds) }
+
+    private var logs: [DBusMonitorLog] { monitors.withLock { $0.map { DBusMonitorLog($0.text) } } }
+
+    /// Presses the button labelled `label` on notification `id`, as a user would in dunst's context menu.
+    public func pressButton(_ label: String, onNotification id: UInt32) throws {
+        // dunst lists each action as "#<label> (<summary>) [<id>,<key>]".
+        try "#\(label) (\n[\(id),\n".write(toFile: directory + "/wanted", atomically: true, encoding: .utf8)
+        let pressed = try dunstctl(["context"])
+        guard pressed.status == 0 else { throw HarnessError("dunstctl context failed: \(pressed.stderr)") }
+    }
+
+    public func dunstctl(_ arguments: [String]) throws -> CommandResult {
+        try CommandResult.run("/usr/bin/dunstctl", arguments, environment: environment)
+    }
+
+    public func stop() async {
+        await stopBus()
+        for process in monitors.withLock({ $0 }) + [xvfb] { await Self.kill(process) }
+    }
+
+    /// SIGKILL: these programs keep the SIGTERM disposition they inherit, and the test process ignores SIGTERM
+    /// (swift-service-lifecycle's handlers in the tests of the daemon), so a polite stop would wait for its timeout.
+    private static func kill(_ process: ManagedProcess) async {
+        process.signal(SIGKILL)
+        _ = try? await process.waitForExit()
+    }
+}
