@@ -162,7 +162,10 @@ let package = Package(
             "PushAgentCore", .product(name: "CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         // An in-process Hummingbird server for the HTTP clients' tests.
-        .target(name: "HTTPTestSupport", dependencies: [.product(name: "Hummingbird", package: "hummingbird")],
+        .target(name: "HTTPTestSupport", dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ],
                 path: "Tests/HTTPTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlHTTPTests", dependencies: [
             "ClusterHarness", "CurlHTTP", "HTTPTestSupport", .product(name: "Hummingbird", package: "hummingbird"),

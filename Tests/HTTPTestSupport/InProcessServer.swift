@@ -1,5 +1,6 @@
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// A real HTTP server in the test process, so clients are tested against actual sockets.
 public enum InProcessServer {
@@ -9,7 +10,7 @@ public enum InProcessServer {
                                          _ body: (Int) async throws -> T) async throws -> T {
         let (ports, portContinuation) = AsyncStream.makeStream(of: Int.self)
         var logger = Logger(label: label)
-        logger.logLevel = .critical  // cancelling the server task at the end logs an error
+        logger.logLevel = .critical  // a handler cut off at the end logs an error
         let app = Application(
             router: router,
             configuration: .init(address: address),
@@ -18,10 +19,19 @@ public enum InProcessServer {
                 portContinuation.finish()
             },
             logger: logger)
-        let server = Task { try await app.run() }
+        let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
+        let server = Task { try await group.run() }
+        // A graceful shutdown first: cancelling a NIO server while it holds an accepted connection not yet handed
+        // to Hummingbird traps ("Deinited NIOAsyncWriter without calling finish()", apple/swift-nio#3481). A
+        // handler still sleeping after a while is cut off then, the listening socket being closed already.
         func stop() async {
-            server.cancel()
+            await group.triggerGracefulShutdown()
+            let stopped = Task {
+                try? await Task.sleep(for: .seconds(2))
+                server.cancel()
+            }
             _ = await server.result
+            stopped.cancel()
         }
         var iterator = ports.makeAsyncIterator()
         do {
