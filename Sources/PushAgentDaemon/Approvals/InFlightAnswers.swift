@@ -23,12 +23,7 @@ final class InFlightAnswers: Sendable {
     func drain(timeout: Duration) async {
         let running = tasks.withLock { Array($0.values) }
         guard !running.isEmpty else { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { for task in running { _ = await task.value } }
-            group.addTask { try? await Task.sleep(for: timeout) }
-            await group.next()
-            group.cancelAll()
-        }
+        _ = await Self.results(of: running, within: timeout)
     }
 
     /// The answers' outcomes if all of them end within `timeout`, else nil. Unstructured on purpose: a task group
