@@ -28,9 +28,7 @@ extension AgentStore {
                     && Column("state") == ApprovalState.pending.rawValue && Column("id") != newest.id).fetchAll(db)
             return try older.map { record in
                 var record = record
-                record.state = ApprovalState.denying.rawValue
-                record.automatic = AutomaticDenial.superseded.rawValue
-                record.resolution = try ApprovalRecord.json(Resolution(byUid: nil, reason: .ignore, automatic: .superseded))
+                try record.denyAutomatically(.superseded)
                 try record.update(db)
                 return StoredApproval(approval: try record.approval(), answerContext: record.answerContext)
             }
@@ -56,5 +54,14 @@ extension AgentStore {
         guard !budget.admits(admittedWithinWindow: admitted) else { return nil }
         return (.rateLimited, PushRejection(.rateLimited, "account \(draft.accountId) had \(admitted) pushes in the last "
             + "\(Int(budget.window)) s, its limit: denied at \(provider), unseen"))
+    }
+}
+
+extension ApprovalRecord {
+    /// Starts denying it on the user's behalf (`denying`, nobody's uid): as fraud for a muted account, else plainly.
+    mutating func denyAutomatically(_ denial: AutomaticDenial) throws {
+        state = ApprovalState.denying.rawValue
+        automatic = denial.rawValue
+        resolution = try Self.json(Resolution(byUid: nil, reason: denial == .muted ? .fraud : .ignore, automatic: denial))
     }
 }

@@ -82,7 +82,7 @@ public final class AgentStore: Sendable {
     /// Commits one message's effect and its processed key in ONE transaction; a relay message also advances the
     /// cursor there, a polled one leaves it alone. Either way a second delivery is absorbed: exactly-once effect.
     public func commitMessage(source: MessageSource, result: Result<PushEffect, PushRejection>,
-                              provider: Provider?, budget: PushBudget = PushBudget(limit: 0, window: 0),
+                              provider: Provider?, budget: PushBudget = .unlimited,
                               now: Date = Date()) async throws -> MessageOutcome {
         try await pool.write { db in
             func advanceCursor() throws {
@@ -134,10 +134,7 @@ public final class AgentStore: Sendable {
             try record.insert(db)
             return .created(try record.approval())
         }
-        record.state = ApprovalState.denying.rawValue
-        record.automatic = denial.rawValue
-        record.resolution = try ApprovalRecord.json(
-            Resolution(byUid: nil, reason: denial == .muted ? .fraud : .ignore, automatic: denial))
+        try record.denyAutomatically(denial)
         try record.insert(db)
         let message = rejection.message + " (approval \(record.id))"
         return .autoDenied(StoredApproval(approval: try record.approval(), answerContext: record.answerContext),

@@ -22,6 +22,9 @@ public struct PushBudget: Sendable, Equatable {
         self.window = window
     }
 
+    /// Admits every push.
+    public static let unlimited = PushBudget(limit: 0, window: 0)
+
     public func admits(admittedWithinWindow count: Int) -> Bool { limit == 0 || count < limit }
 }
 

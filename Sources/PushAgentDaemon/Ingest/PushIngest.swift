@@ -41,7 +41,7 @@ struct PushIngest: Sendable {
         let outcome: MessageOutcome
         do {
             outcome = try await store.commitMessage(source: source, result: result, provider: provider,
-                                                    budget: fatigue?.budget ?? PushBudget(limit: 0, window: 0), now: now)
+                                                    budget: fatigue?.budget ?? .unlimited, now: now)
         } catch {
             try? await store.recordAttemptFailure(source, "\(error)")
             throw error
