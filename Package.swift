@@ -173,6 +173,7 @@ let package = Package(
         .testTarget(name: "PushRelayTests", dependencies: [
             "PushRelay", "CurlHTTP", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
+            .product(name: "NIOEmbedded", package: "swift-nio"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "DesktopNotifyTests", dependencies: ["DesktopNotify", "PushAgentCore"],
                     swiftSettings: swiftSettings),

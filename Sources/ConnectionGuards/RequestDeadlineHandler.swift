@@ -21,6 +21,10 @@ public struct RequestDeadlineExceeded: Error, CustomStringConvertible {
 /// body did not gets `RequestDeadlineExceeded` in its body stream (the handler answers), and is closed
 /// `answerGrace` later whatever happens.
 ///
+/// With `abandonsAnswerOnClientClose`, a client that closes its side while its answer is pending (a long-poll whose
+/// client went away) gets its connection closed at once, as nginx does, so the handler waiting on it can end and
+/// free what it holds instead of waiting out its deadline for nobody.
+///
 /// Sits after the HTTP/1 codec (it sees `HTTPRequestPart`s and `HTTPResponsePart`s).
 public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
     public typealias InboundIn = HTTPRequestPart
@@ -38,10 +42,12 @@ public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChanne
     private var readingRequest = false
     private var deadline: Scheduled<Void>?
     private var admitted = false
+    private let abandonsAnswerOnClientClose: Bool
 
-    public init(timeout: TimeAmount, tracker: (any ConnectionTracker)? = nil) {
+    public init(timeout: TimeAmount, tracker: (any ConnectionTracker)? = nil, abandonsAnswerOnClientClose: Bool = false) {
         self.timeout = timeout
         self.tracker = tracker
+        self.abandonsAnswerOnClientClose = abandonsAnswerOnClientClose
     }
 
     /// Waiting for (the rest of) a request, the only time the clock runs.
@@ -79,6 +85,13 @@ public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChanne
         }
         update(context)
         context.fireChannelRead(data)
+    }
+
+    public func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if abandonsAnswerOnClientClose, case ChannelEvent.inputClosed = event, unanswered > 0, !readingRequest {
+            context.close(promise: nil)
+        }
+        context.fireUserInboundEventTriggered(event)
     }
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {

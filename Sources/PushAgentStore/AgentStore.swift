@@ -84,42 +84,56 @@ public final class AgentStore: Sendable {
     public func commitMessage(source: MessageSource, result: Result<PushEffect, PushRejection>,
                               provider: Provider?, budget: PushBudget = .unlimited,
                               now: Date = Date()) async throws -> MessageOutcome {
+        try await commitMessages([MessageCommit(source: source, result: result, provider: provider)],
+                                 budget: budget, now: now)[0]
+    }
+
+    /// Commits several messages, in order, as `commitMessage` would each, but in one transaction: a burst of pushes
+    /// costs one disk flush, not one each. All or none are committed.
+    public func commitMessages(_ messages: [MessageCommit], budget: PushBudget = .unlimited,
+                               now: Date = Date()) async throws -> [MessageOutcome] {
         try await pool.write { db in
-            func advanceCursor() throws {
-                guard case .relay(_, let seq) = source else { return }
-                try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
-            }
-            if try ProcessedMessageRecord.exists(db, key: source.processedKey) {
-                try advanceCursor()
-                return .duplicate(existingApprovalId: nil)
-            }
-            let outcome: MessageOutcome = switch result {
-            case .success(.approval(let draft)) where !draft.isStorable:
-                .rejected(PushRejection(.malformed, "the push's times lie outside 1970–9999"))
-            case .success(.approval(let draft)): try Self.insert(draft, budget: budget, now: now, db)
-            case .success(.requestUpdate(let update)): try Self.apply(update, now: now, db)
-            case .failure(let rejection): .rejected(rejection)
-            }
-            // A pushed replay (the same sign-in in another relay message) is worth seeing in history; a poll
-            // returning a challenge the relay already brought is how polling works, not a replay.
-            let refused: PushRejection? = switch (outcome, source) {
-            case (.rejected(let rejection), _), (.autoDenied(_, let rejection), _): rejection
-            case (.duplicate(let existing?), .relay):
-                PushRejection(.duplicate, "a replay of the push behind approval \(existing): no second approval")
-            default: nil
-            }
-            if let rejection = refused {
-                var audit = AuditRecord(at: now, event: "push_rejected", subject: source.processedKey,
-                                        detail: try ApprovalRecord.json(RejectionDetail(
-                                            reason: rejection.reason, message: rejection.message, provider: provider)))
-                try audit.insert(db)
-            }
-            try ProcessedMessageRecord(relayMessageId: source.processedKey, seq: source.seq, processedAt: now,
-                                       outcome: outcome.label).insert(db)
-            try db.execute(sql: "DELETE FROM ingest_attempt WHERE key = ?", arguments: [source.processedKey])
-            try advanceCursor()
-            return outcome
+            try messages.map { try Self.commit($0, budget: budget, now: now, db) }
         }
+    }
+
+    private static func commit(_ message: MessageCommit, budget: PushBudget, now: Date, _ db: Database) throws
+        -> MessageOutcome {
+        let (source, result, provider) = (message.source, message.result, message.provider)
+        func advanceCursor() throws {
+            guard case .relay(_, let seq) = source else { return }
+            try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
+        }
+        if try ProcessedMessageRecord.exists(db, key: source.processedKey) {
+            try advanceCursor()
+            return .duplicate(existingApprovalId: nil)
+        }
+        let outcome: MessageOutcome = switch result {
+        case .success(.approval(let draft)) where !draft.isStorable:
+            .rejected(PushRejection(.malformed, "the push's times lie outside 1970–9999"))
+        case .success(.approval(let draft)): try insert(draft, budget: budget, now: now, db)
+        case .success(.requestUpdate(let update)): try apply(update, now: now, db)
+        case .failure(let rejection): .rejected(rejection)
+        }
+        // A pushed replay (the same sign-in in another relay message) is worth seeing in history; a poll
+        // returning a challenge the relay already brought is how polling works, not a replay.
+        let refused: PushRejection? = switch (outcome, source) {
+        case (.rejected(let rejection), _), (.autoDenied(_, let rejection), _): rejection
+        case (.duplicate(let existing?), .relay):
+            PushRejection(.duplicate, "a replay of the push behind approval \(existing): no second approval")
+        default: nil
+        }
+        if let rejection = refused {
+            var audit = AuditRecord(at: now, event: "push_rejected", subject: source.processedKey,
+                                    detail: try ApprovalRecord.json(RejectionDetail(
+                                        reason: rejection.reason, message: rejection.message, provider: provider)))
+            try audit.insert(db)
+        }
+        try ProcessedMessageRecord(relayMessageId: source.processedKey, seq: source.seq, processedAt: now,
+                                   outcome: outcome.label).insert(db)
+        try db.execute(sql: "DELETE FROM ingest_attempt WHERE key = ?", arguments: [source.processedKey])
+        try advanceCursor()
+        return outcome
     }
 
     private static func insert(_ draft: ApprovalDraft, budget: PushBudget, now: Date, _ db: Database) throws

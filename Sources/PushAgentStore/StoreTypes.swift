@@ -78,6 +78,19 @@ public enum MessageSource: Sendable, Equatable {
     }
 }
 
+/// A verified message, ready to be committed with others (`AgentStore.commitMessages`).
+public struct MessageCommit: Sendable {
+    public var source: MessageSource
+    public var result: Result<PushEffect, PushRejection>
+    public var provider: Provider?
+
+    public init(source: MessageSource, result: Result<PushEffect, PushRejection>, provider: Provider?) {
+        self.source = source
+        self.result = result
+        self.provider = provider
+    }
+}
+
 /// What committing one message did.
 public enum MessageOutcome: Sendable {
     case created(Approval)

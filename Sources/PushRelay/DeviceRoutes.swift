@@ -1,6 +1,7 @@
 import Foundation
 import Hummingbird
 import Logging
+import NIOCore
 import ServiceLifecycle
 
 /// The device side of the relay: registration, long-poll with acknowledgement, and deletion.
@@ -10,12 +11,12 @@ struct DeviceRoutes: Sendable {
     static let defaultLimit = 100
     private static let maxRegistrationBody = 16 * 1024
 
-    let store: RelayStore
+    let store: any RelayStorage
     let waiters: PollWaiters
     let metrics: RelayMetrics
     let registrationKeyDigest: [UInt8]?
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<RelayRequestContext>) {
         router.post("/v1/devices") { request, context in
             try await Self.answering { try await self.register(request, context) }
         }
@@ -40,7 +41,7 @@ struct DeviceRoutes: Sendable {
         var platform: String?
     }
 
-    private func register(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func register(_ request: Request, _ context: RelayRequestContext) async throws -> Response {
         if let registrationKeyDigest {
             guard let presented = bearerCredential(request), secretMatches(presented, digest: registrationKeyDigest) else {
                 throw DeviceAPIError.unauthorized("this relay requires its registration key as a Bearer token")
@@ -69,7 +70,7 @@ struct DeviceRoutes: Sendable {
         var next: Int64
     }
 
-    private func poll(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func poll(_ request: Request, _ context: RelayRequestContext) async throws -> Response {
         let query = request.uri.queryParameters
         let after = try Self.integer(query["after"], name: "after", range: 0...Int64.max, default: 0)
         let wait = try Self.integer(query["wait"], name: "wait", range: 0...Int64(Self.maxWaitSeconds), default: 0)
@@ -80,9 +81,10 @@ struct DeviceRoutes: Sendable {
         let messages: [RelayMessage]
         do {
             messages = try await withGracefulShutdownHandler {
-                try await longPoll(deviceID: device.id, after: after, limit: Int(limit), deadline: deadline)
+                try await longPoll(
+                    deviceID: device.id, after: after, limit: Int(limit), deadline: deadline, connection: context.connection)
             } onGracefulShutdown: { [waiters] in
-                Task { await waiters.shutdown() }
+                waiters.shutdown()
             }
         } catch let error as CursorAheadError {
             context.logger.warning("device's cursor is ahead of this relay: acknowledged nothing", metadata: [
@@ -92,38 +94,41 @@ struct DeviceRoutes: Sendable {
         return try jsonResponse(.ok, PollResponse(messages: messages, next: messages.last?.seq ?? after))
     }
 
-    /// Reads; if nothing is there, waits for a send to this device, a newer poll, the deadline or shutdown.
-    private func longPoll(deviceID: String, after: Int64, limit: Int, deadline: ContinuousClock.Instant) async throws -> [RelayMessage] {
+    /// Reads; if nothing is there, waits for a send to this device, a newer poll, the deadline, shutdown, or the
+    /// client closing its connection.
+    private func longPoll(
+        deviceID: String, after: Int64, limit: Int, deadline: ContinuousClock.Instant, connection: any Channel
+    ) async throws -> [RelayMessage] {
         // `begin` before the first read: a send that lands between the read and `wait` still wakes us.
-        let ticket = await waiters.begin(deviceID: deviceID)
-        do {
-            var result = try await store.poll(deviceID: deviceID, after: after, limit: limit, now: nowMilliseconds())
-            metrics.add(.delivered, result.acknowledged)
-            metrics.add(.expired, result.expired)
-            while result.messages.isEmpty, ContinuousClock.now < deadline,
-                  await waiters.wait(ticket, until: deadline) == .notified {
-                result = try await store.poll(deviceID: deviceID, after: after, limit: limit, now: nowMilliseconds())
-                metrics.add(.expired, result.expired)
-            }
-            await waiters.end(ticket)
-            return result.messages
-        } catch {
-            await waiters.end(ticket)
-            throw error
+        let ticket = waiters.begin(deviceID: deviceID)
+        defer { waiters.end(ticket) }
+        var result = try await read(deviceID: deviceID, after: after, limit: limit)
+        metrics.add(.delivered, result.acknowledged)
+        while result.messages.isEmpty, ContinuousClock.now < deadline,
+              await waiters.wait(ticket, until: deadline, connection: connection) == .notified {
+            result = try await read(deviceID: deviceID, after: after, limit: limit)
         }
+        return result.messages
     }
 
-    private func delete(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func read(deviceID: String, after: Int64, limit: Int) async throws -> PollResult {
+        guard let result = try await store.poll(deviceID: deviceID, after: after, limit: limit, now: nowMilliseconds()) else {
+            throw DeviceAPIError.notFound("device \(deviceID) is not registered")
+        }
+        return result
+    }
+
+    private func delete(_ request: Request, _ context: RelayRequestContext) async throws -> Response {
         let device = try await authorizedDevice(request, context)
         if try await store.deleteDevice(id: device.id) {
-            await waiters.dismiss(deviceID: device.id)
+            waiters.dismiss(deviceID: device.id)
             context.logger.info("device deleted", metadata: ["device_id": "\(device.id)"])
         }
         return Response(status: .noContent)
     }
 
     /// Unknown device → 404 before any credential check: that is the agent's cue to register again.
-    private func authorizedDevice(_ request: Request, _ context: BasicRequestContext) async throws -> StoredDevice {
+    private func authorizedDevice(_ request: Request, _ context: RelayRequestContext) async throws -> StoredDevice {
         let id = context.parameters.get("device_id") ?? ""
         guard let device = try await store.device(id: id) else {
             throw DeviceAPIError.notFound("device \(id) is not registered")

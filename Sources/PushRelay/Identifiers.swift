@@ -9,13 +9,27 @@ enum Identifiers {
     static func deviceSecret() -> String { base64URL(randomBytes(32)) }
     static func accessToken() -> String { base64URL(randomBytes(32)) }
 
-    private static func randomBytes(_ count: Int) -> [UInt8] {
+    /// Eight bytes per call to the kernel: `UInt8.random` would make one call per byte.
+    static func randomBytes(_ count: Int) -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
-        return (0..<count).map { _ in UInt8.random(in: .min ... .max, using: &generator) }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(count + 7)
+        while bytes.count < count {
+            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        }
+        return Array(bytes.prefix(count))
     }
 
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
     private static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+        String(unsafeUninitializedCapacity: bytes.count * 2) { buffer in
+            for (index, byte) in bytes.enumerated() {
+                buffer[2 * index] = hexDigits[Int(byte >> 4)]
+                buffer[2 * index + 1] = hexDigits[Int(byte & 0x0f)]
+            }
+            return bytes.count * 2
+        }
     }
 
     private static func base64URL(_ bytes: [UInt8]) -> String {
@@ -24,10 +38,6 @@ enum Identifiers {
             .replacingOccurrences(of: "/", with: "_")
             .replacingOccurrences(of: "=", with: "")
     }
-}
-
-private extension String {
-    func leftPadded(to width: Int) -> String { String(repeating: "0", count: max(0, width - count)) + self }
 }
 
 /// RFC 3339 in UTC with whole seconds: the form every RFC 3339 parser accepts.

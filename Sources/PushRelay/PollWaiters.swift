@@ -1,8 +1,17 @@
+import NIOCore
+import NIOPosix
+import Synchronization
+
 /// Wakes long-polls. Each device has at most one poll in progress (a newer poll supersedes the older one);
-/// a send resumes the waiting poll's continuation directly, so a wake costs no polling and no delay.
-actor PollWaiters {
+/// a send resumes the waiting poll's continuation directly, so a wake costs no polling and no delay. Everything
+/// is under one lock rather than in an actor: a send or a timer resumes a poll from whatever thread it is on,
+/// without hopping to another executor first.
+///
+/// A waiting poll costs its continuation and a timer on an event loop, not a task of its own; one whose client
+/// has gone (its connection closed) ends at once, so it does not hold memory until its deadline.
+final class PollWaiters: Sendable {
     enum Outcome: Sendable, Equatable {
-        case notified, superseded, timedOut, shuttingDown
+        case notified, superseded, timedOut, shuttingDown, clientGone
     }
 
     struct Ticket: Sendable {
@@ -15,89 +24,153 @@ actor PollWaiters {
         /// A send that arrived after `begin` but before `wait`: the poll's database read may have missed it.
         var notifiedBeforeWait = false
         var continuation: CheckedContinuation<Outcome, Never>?
-        var timer: Task<Void, Never>?
+        var timer: Scheduled<Void>?
     }
 
-    private var slots: [String: Slot] = [:]
-    private var lastSerial: UInt64 = 0
-    private var isShuttingDown = false
+    private struct State {
+        var slots: [String: Slot] = [:]
+        var lastSerial: UInt64 = 0
+        var isShuttingDown = false
+        /// Connections whose closing is watched (one callback each, for their whole life), with the poll waiting on
+        /// each, if any.
+        var pollByConnection: [ObjectIdentifier: Ticket?] = [:]
+    }
 
-    var waitingCount: Int { slots.values.count { $0.continuation != nil } }
+    private let state = Mutex(State())
+    private let timers: any EventLoopGroup
 
-    func hasPoll(deviceID: String) -> Bool { slots[deviceID] != nil }
+    init(timers: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
+        self.timers = timers
+    }
+
+    var waitingCount: Int { state.withLock { $0.slots.values.count { $0.continuation != nil } } }
+
+    func hasPoll(deviceID: String) -> Bool { state.withLock { $0.slots[deviceID] != nil } }
 
     /// Call before reading the device's messages, so that a send racing with the read is not lost.
     func begin(deviceID: String) -> Ticket {
-        lastSerial += 1
-        if let older = slots.removeValue(forKey: deviceID) { Self.finish(older, .superseded) }
-        slots[deviceID] = Slot(serial: lastSerial)
-        return Ticket(deviceID: deviceID, serial: lastSerial)
+        let (ticket, older) = state.withLock { state in
+            state.lastSerial += 1
+            let older = state.slots.removeValue(forKey: deviceID)
+            state.slots[deviceID] = Slot(serial: state.lastSerial)
+            return (Ticket(deviceID: deviceID, serial: state.lastSerial), older)
+        }
+        older.map { Self.finish($0, .superseded) }
+        return ticket
     }
 
-    func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant) async -> Outcome {
-        guard var slot = slots[ticket.deviceID], slot.serial == ticket.serial else { return .superseded }
-        if isShuttingDown { return .shuttingDown }
-        if slot.notifiedBeforeWait {
-            slots[ticket.deviceID]?.notifiedBeforeWait = false
-            return .notified
-        }
+    /// Waits for a send to the device, a newer poll, the deadline, shutdown, or (given its connection) the client
+    /// closing the connection.
+    func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant, connection: (any Channel)? = nil) async -> Outcome {
+        if let connection { watch(connection, for: ticket) }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                guard !Task.isCancelled else { return continuation.resume(returning: .shuttingDown) }
-                slot.continuation = continuation
-                slot.timer = Task {
-                    guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
-                    self.resume(ticket, with: .timedOut)
+                let immediate = state.withLock { state -> Outcome? in
+                    guard var slot = state.slots[ticket.deviceID], slot.serial == ticket.serial else { return .superseded }
+                    if state.isShuttingDown || Task.isCancelled { return .shuttingDown }
+                    if slot.notifiedBeforeWait {
+                        state.slots[ticket.deviceID]?.notifiedBeforeWait = false
+                        return .notified
+                    }
+                    slot.continuation = continuation
+                    slot.timer = timers.next().scheduleTask(in: .nanoseconds(Self.nanoseconds(until: deadline))) {
+                        self.resume(ticket, with: .timedOut)
+                    }
+                    state.slots[ticket.deviceID] = slot
+                    return nil
                 }
-                slots[ticket.deviceID] = slot
+                if let immediate { continuation.resume(returning: immediate) }
             }
         } onCancel: {
-            Task { await self.resume(ticket, with: .shuttingDown) }
+            resume(ticket, with: .shuttingDown)
         }
     }
 
     func end(_ ticket: Ticket) {
-        guard let slot = slots[ticket.deviceID], slot.serial == ticket.serial else { return }
-        slots[ticket.deviceID] = nil
-        Self.finish(slot, .superseded)
+        let slot = state.withLock { state -> Slot? in
+            guard let slot = state.slots[ticket.deviceID], slot.serial == ticket.serial else { return nil }
+            state.slots[ticket.deviceID] = nil
+            return slot
+        }
+        slot.map { Self.finish($0, .superseded) }
     }
 
     func notify(deviceID: String) {
-        if slots[deviceID]?.continuation != nil {
-            resume(deviceID: deviceID, with: .notified)
-        } else {
-            slots[deviceID]?.notifiedBeforeWait = true
+        let woken = state.withLock { state -> (CheckedContinuation<Outcome, Never>, Scheduled<Void>?)? in
+            guard state.slots[deviceID]?.continuation != nil else {
+                state.slots[deviceID]?.notifiedBeforeWait = true
+                return nil
+            }
+            return Self.takeContinuation(deviceID: deviceID, from: &state)
+        }
+        if let (continuation, timer) = woken {
+            timer?.cancel()
+            continuation.resume(returning: .notified)
         }
     }
 
     /// Ends a poll in progress, e.g. because its device was deleted.
     func dismiss(deviceID: String) {
-        if let slot = slots.removeValue(forKey: deviceID) { Self.finish(slot, .superseded) }
+        state.withLock { $0.slots.removeValue(forKey: deviceID) }.map { Self.finish($0, .superseded) }
     }
 
     /// Ends every waiting poll and makes later waits return at once, so that graceful shutdown does not
     /// sit out the long-polls.
     func shutdown() {
-        isShuttingDown = true
-        for deviceID in slots.keys { resume(deviceID: deviceID, with: .shuttingDown) }
+        let woken = state.withLock { state in
+            state.isShuttingDown = true
+            return Array(state.slots.keys).compactMap { Self.takeContinuation(deviceID: $0, from: &state) }
+        }
+        for (continuation, timer) in woken {
+            timer?.cancel()
+            continuation.resume(returning: .shuttingDown)
+        }
+    }
+
+    private func watch(_ connection: any Channel, for ticket: Ticket) {
+        let id = ObjectIdentifier(connection)
+        let isNew = state.withLock { state in
+            let isNew = state.pollByConnection[id] == nil
+            state.pollByConnection[id] = .some(ticket)
+            return isNew
+        }
+        guard isNew else { return }
+        connection.closeFuture.whenComplete { _ in
+            let waiting = self.state.withLock { $0.pollByConnection.removeValue(forKey: id) }
+            if let ticket = waiting ?? nil { self.resume(ticket, with: .clientGone) }
+        }
     }
 
     private func resume(_ ticket: Ticket, with outcome: Outcome) {
-        guard slots[ticket.deviceID]?.serial == ticket.serial else { return }
-        resume(deviceID: ticket.deviceID, with: outcome)
+        let woken = state.withLock { state in
+            state.slots[ticket.deviceID]?.serial == ticket.serial
+                ? Self.takeContinuation(deviceID: ticket.deviceID, from: &state) : nil
+        }
+        if let (continuation, timer) = woken {
+            timer?.cancel()
+            continuation.resume(returning: outcome)
+        }
     }
 
-    private func resume(deviceID: String, with outcome: Outcome) {
-        guard var slot = slots[deviceID], let continuation = slot.continuation else { return }
+    /// Continuations are resumed and timers cancelled outside the lock: either may run code that takes it again.
+    private static func takeContinuation(
+        deviceID: String, from state: inout State
+    ) -> (CheckedContinuation<Outcome, Never>, Scheduled<Void>?)? {
+        guard var slot = state.slots[deviceID], let continuation = slot.continuation else { return nil }
+        let timer = slot.timer
         slot.continuation = nil
-        slot.timer?.cancel()
         slot.timer = nil
-        slots[deviceID] = slot
-        continuation.resume(returning: outcome)
+        state.slots[deviceID] = slot
+        return (continuation, timer)
     }
 
     private static func finish(_ slot: Slot, _ outcome: Outcome) {
         slot.timer?.cancel()
         slot.continuation?.resume(returning: outcome)
+    }
+
+    private static func nanoseconds(until deadline: ContinuousClock.Instant) -> Int64 {
+        let remaining = ContinuousClock.now.duration(to: deadline).components
+        return max(0, remaining.seconds * 1_000_000_000 + remaining.attoseconds / 1_000_000_000)
     }
 }

@@ -10,9 +10,12 @@ public func makeRelayApplication(
     config: RelayConfig,
     logger: Logger,
     onListening: @escaping @Sendable (ListenAddress) async -> Void = { _ in }
-) throws -> some ApplicationProtocol {
-    let store = try RelayStore(directory: config.stateDirectory, maximumQueuedPerDevice: config.maximumQueuedPerDevice)
-    let revoked = try store.revokeAccessTokens(except: config.serviceAccountKeys.map { ($0.keyID, $0.project) })
+) async throws -> some ApplicationProtocol {
+    let metrics = RelayMetrics()
+    let store = try RelayStore(
+        directory: config.stateDirectory, maximumQueuedPerDevice: config.maximumQueuedPerDevice,
+        onExpired: { metrics.add(.expired, $0) })
+    let revoked = try await store.revokeAccessTokens(except: config.serviceAccountKeys.map { ($0.keyID, $0.project) })
     if revoked > 0 {
         logger.notice("revoked \(revoked) access token(s) issued under service-account keys no longer configured")
     }
@@ -20,8 +23,7 @@ public func makeRelayApplication(
         logger.warning("anyone who can reach \(config.listen) may register devices: set registration_key (--registration-key) unless a proxy in front restricts POST /v1/devices")
     }
     let waiters = PollWaiters()
-    let metrics = RelayMetrics()
-    let router = Router()
+    let router = Router(context: RelayRequestContext.self)
 
     DeviceRoutes(
         store: store, waiters: waiters, metrics: metrics,
@@ -37,7 +39,7 @@ public func makeRelayApplication(
     ).add(to: router)
     router.get("/healthz") { _, _ in "ok" }
     router.get("/metrics") { _, _ in
-        let text = metrics.render(devices: try await store.deviceCount(), pollsWaiting: await waiters.waitingCount)
+        let text = metrics.render(devices: try await store.deviceCount(), pollsWaiting: waiters.waitingCount)
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
         return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
@@ -51,7 +53,9 @@ public func makeRelayApplication(
         router: router,
         // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request in progress.
         server: .http1(configuration: .init(
-            additionalChannelHandlers: [RequestDeadlineHandler(timeout: requestTimeout, tracker: slots)])),
+            additionalChannelHandlers: [
+                RequestDeadlineHandler(timeout: requestTimeout, tracker: slots, abandonsAnswerOnClientClose: true),
+            ])),
         configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "pushrelay"),
         onServerRunning: { channel in
             await onListening(ListenAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port))

@@ -9,7 +9,7 @@ public final class RelayServer: Sendable {
     private let group: ServiceGroup
     private let ownsProcess: Bool
 
-    /// Opens the state directory; nothing listens until `run()`.
+    /// Opens the store (and migrates it); nothing listens until `run()`.
     /// - Parameter ownsProcess: handle SIGTERM/SIGINT as graceful shutdown and report readiness to systemd
     ///   (`Type=notify`); off for a relay embedded in another process, such as a test.
     public init(
@@ -17,12 +17,12 @@ public final class RelayServer: Sendable {
         logger: Logger = Logger(label: "pushrelay"),
         ownsProcess: Bool = false,
         onListening: @escaping @Sendable (ListenAddress) async -> Void = { _ in }
-    ) throws {
+    ) async throws {
         // Each connection is a file descriptor; take what the hard limit allows before sizing the connection bound.
         if ownsProcess, let raised = OpenFileLimit.raiseSoftToHard() {
             logger.info("open-file limit raised from \(raised.before.soft) to \(raised.after.soft) (the hard limit)")
         }
-        let app = try makeRelayApplication(config: config, logger: logger) { address in
+        let app = try await makeRelayApplication(config: config, logger: logger) { address in
             if ownsProcess { SystemdNotifier.ready(status: "listening on \(address)") }
             await onListening(address)
         }

@@ -18,7 +18,6 @@ extension RelayStore {
         try db.create(index: "access_token_by_expiry", on: "access_token", columns: ["expires_at"])
     }
 
-    /// Stores a new token and drops the expired ones.
     func storeAccessToken(digest: [UInt8], grant: AssertionVerifier.Grant, issuedAt: Int64, expiresAt: Int64) async throws {
         try await pool.write { db in
             try Self.deleteExpiredAccessTokens(db, now: issuedAt)
@@ -33,7 +32,6 @@ extension RelayStore {
         }
     }
 
-    /// The projects an unexpired token may send to; empty for an unknown or expired token.
     func accessTokenProjects(digest: [UInt8], now: Int64) async throws -> [String] {
         try await pool.read { db in
             try String.fetchAll(
@@ -42,10 +40,8 @@ extension RelayStore {
         }
     }
 
-    /// At start: tokens issued under a key (or for a project) the configuration no longer registers stop working
-    /// now, not at their expiry, so removing a leaked key from the config and restarting revokes it. Returns how many.
-    func revokeAccessTokens(except registered: [(keyID: String, project: String)]) throws -> Int {
-        try pool.write { db in
+    func revokeAccessTokens(except registered: [(keyID: String, project: String)]) async throws -> Int {
+        try await pool.write { db in
             try db.execute(sql: "CREATE TEMP TABLE registered_key (key_id TEXT NOT NULL, project TEXT NOT NULL)")
             defer { try? db.execute(sql: "DROP TABLE temp.registered_key") }
             for key in registered {

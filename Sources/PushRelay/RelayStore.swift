@@ -64,23 +64,28 @@ struct EnqueueResult: Sendable {
     var message: RelayMessage
     /// Older undelivered messages with the same collapse key that this one replaced.
     var collapsed: Int
-    var expired: Int
 }
 
 struct PollResult: Sendable {
     var messages: [RelayMessage]
     var acknowledged: Int
-    var expired: Int
 }
 
 /// The relay's SQLite state (WAL). Messages stay until the device acknowledges them or they expire, so
-/// delivery survives a restart.
-final class RelayStore: Sendable {
+/// delivery survives a restart. Sends and polls are committed in groups (`GroupCommit`); device credentials are
+/// cached, since every request needs them and they never change (a deleted device is noticed by the write).
+final class RelayStore: RelayStorage {
     let pool: DatabasePool
     /// Undelivered messages one device may have (`RelayConfig.maximumQueuedPerDevice`).
     let maximumQueuedPerDevice: Int
+    private let commits: GroupCommit
+    private let devices = DeviceCache()
 
-    init(directory: String, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice) throws {
+    /// - Parameter onExpired: told how many messages each sweep dropped because their TTL passed.
+    init(
+        directory: String, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
+        onExpired: @escaping @Sendable (Int) -> Void = { _ in }
+    ) throws {
         self.maximumQueuedPerDevice = maximumQueuedPerDevice
         do {
             try FileManager.default.createDirectory(
@@ -96,7 +101,14 @@ final class RelayStore: Sendable {
         guard fd >= 0 else { throw RelayStoreError(path: path, errno: errno) }
         close(fd)
         guard chmod(path, 0o600) == 0 else { throw RelayStoreError(path: path, errno: errno) }
-        pool = try DatabasePool(path: path)
+        let pool = try DatabasePool(path: path)
+        self.pool = pool
+        // Expiry is enforced before every batch of sends and polls, so an expired message is never returned and
+        // none outlives the next request by much.
+        commits = GroupCommit(writer: pool) { db in
+            try db.execute(sql: "DELETE FROM message WHERE expires_at <= ?", arguments: [nowMilliseconds()])
+            onExpired(db.changesCount)
+        }
         // GRDB's WAL default (NORMAL) survives a crashed process but not a power cut; a message the send API has
         // accepted must survive both, so every commit waits for the disk.
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
@@ -156,22 +168,29 @@ final class RelayStore: Sendable {
     }
 
     func device(id: String) async throws -> StoredDevice? {
-        try await pool.read { db in
+        if let cached = devices.device(id: id) { return cached }
+        let device = try await pool.read { db in
             try Row.fetchOne(db, sql: "SELECT secret_hash FROM device WHERE id = ?", arguments: [id]).map {
                 StoredDevice(id: id, secretDigest: [UInt8]($0["secret_hash"] as Data))
             }
         }
+        if let device { devices.remember(device) }
+        return device
     }
 
     func deviceID(forToken token: String) async throws -> String? {
-        try await pool.read { db in
+        if let cached = devices.deviceID(token: token) { return cached }
+        let id = try await pool.read { db in
             try String.fetchOne(db, sql: "SELECT id FROM device WHERE token = ?", arguments: [token])
         }
+        if let id { devices.remember(token: token, deviceID: id) }
+        return id
     }
 
-    /// Also drops the device's pending messages (foreign-key cascade).
+    /// The foreign key's cascade drops the device's messages.
     func deleteDevice(id: String) async throws -> Bool {
-        try await pool.write { db in
+        devices.forget(deviceID: id)
+        return try await pool.write { db in
             try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
@@ -181,23 +200,21 @@ final class RelayStore: Sendable {
         try await pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM device") ?? 0 }
     }
 
-    /// Returns nil when the device no longer exists (deleted between the token lookup and now); throws
-    /// `DeviceQueueFull` (and changes nothing) when its queue is full.
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
         let data = try String(decoding: JSONEncoder().encode(outgoing.data), as: UTF8.self)
         let notification = try outgoing.notification.map { try String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
-        return try await pool.write { db -> EnqueueResult? in
+        let maximumQueued = maximumQueuedPerDevice
+        let result = try await commits.write { db -> EnqueueResult? in
             guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE id = ?", arguments: [deviceID]) != nil else {
                 return nil
             }
-            let expired = try Self.deleteExpired(db, now: now)
             var collapsed = 0
             if let key = outgoing.collapseKey {
                 try db.execute(sql: "DELETE FROM message WHERE device_id = ? AND collapse_key = ?", arguments: [deviceID, key])
                 collapsed = db.changesCount
             }
             let queued = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM message WHERE device_id = ?", arguments: [deviceID]) ?? 0
-            guard queued < maximumQueuedPerDevice else { throw DeviceQueueFull(limit: maximumQueuedPerDevice) }
+            guard queued < maximumQueued else { throw DeviceQueueFull(limit: maximumQueued) }
             var message = RelayMessage(
                 seq: 0, id: Identifiers.messageID(), data: outgoing.data, notification: outgoing.notification,
                 priority: outgoing.priority, sentAt: now, expiresAt: now + outgoing.ttlMilliseconds)
@@ -209,29 +226,29 @@ final class RelayStore: Sendable {
                 arguments: [deviceID, message.id, data, notification, message.priority.rawValue, outgoing.collapseKey,
                             message.sentAt, message.expiresAt])
             message.seq = db.lastInsertedRowID
-            return EnqueueResult(message: message, collapsed: collapsed, expired: expired)
+            return EnqueueResult(message: message, collapsed: collapsed)
         }
+        if result == nil { devices.forget(deviceID: deviceID) }
+        return result
     }
 
-    /// Acknowledges (deletes) everything up to `after`, then returns the next live messages. An `after` beyond the
-    /// last message this relay delivered to the device acknowledges nothing: the device has seen another state of
-    /// the relay than this one (restored from an older backup, or a forged reply), and taking it as an
-    /// acknowledgement would delete messages the device never received, among them those sent since.
-    func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult {
-        try await pool.write { db in
-            let delivered = try Int64.fetchOne(db, sql: "SELECT delivered_seq FROM device WHERE id = ?",
-                                               arguments: [deviceID]) ?? 0
+    /// An `after` beyond the last message this relay delivered to the device acknowledges nothing: the device has
+    /// seen another state of the relay than this one (restored from an older backup, or a forged reply), and taking
+    /// it as an acknowledgement would delete messages the device never received, among them those sent since.
+    func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult? {
+        let result = try await commits.write { db -> PollResult? in
+            guard let delivered = try Int64.fetchOne(
+                db, sql: "SELECT delivered_seq FROM device WHERE id = ?", arguments: [deviceID]) else { return nil }
             guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
             try db.execute(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?", arguments: [deviceID, after])
             let acknowledged = db.changesCount
-            let expired = try Self.deleteExpired(db, now: now)
             let rows = try Row.fetchAll(
                 db,
                 sql: """
                     SELECT seq, message_id, data, notification, priority, sent_at, expires_at FROM message
-                    WHERE device_id = ? AND seq > ? ORDER BY seq LIMIT ?
+                    WHERE device_id = ? AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?
                     """,
-                arguments: [deviceID, after, limit])
+                arguments: [deviceID, after, now, limit])
             let decoder = JSONDecoder()
             let messages = try rows.map { row in
                 RelayMessage(
@@ -246,15 +263,10 @@ final class RelayStore: Sendable {
             if let last = messages.last?.seq, last > delivered {
                 try db.execute(sql: "UPDATE device SET delivered_seq = ? WHERE id = ?", arguments: [last, deviceID])
             }
-            return PollResult(messages: messages, acknowledged: acknowledged, expired: expired)
+            return PollResult(messages: messages, acknowledged: acknowledged)
         }
-    }
-
-    /// Expiry is enforced on every read and write, so an expired message is never returned and none
-    /// outlives the next request by much.
-    private static func deleteExpired(_ db: Database, now: Int64) throws -> Int {
-        try db.execute(sql: "DELETE FROM message WHERE expires_at <= ?", arguments: [now])
-        return db.changesCount
+        if result == nil { devices.forget(deviceID: deviceID) }
+        return result
     }
 }
 

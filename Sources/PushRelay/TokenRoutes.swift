@@ -12,11 +12,11 @@ struct TokenRoutes: Sendable {
     /// An assertion is a few hundred bytes to a few kilobytes.
     private static let maxBody = 16 * 1024
 
-    let store: RelayStore
+    let store: any RelayStorage
     let metrics: RelayMetrics
     let verifier: AssertionVerifier
 
-    func add(to router: Router<BasicRequestContext>) {
+    func add(to router: Router<RelayRequestContext>) {
         router.post("/token") { request, context in
             do {
                 return try await self.token(request, context)
@@ -37,7 +37,7 @@ struct TokenRoutes: Sendable {
         }
     }
 
-    private func token(_ request: Request, _ context: BasicRequestContext) async throws -> Response {
+    private func token(_ request: Request, _ context: RelayRequestContext) async throws -> Response {
         if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             throw OAuthError.invalidRequest("the body must be application/x-www-form-urlencoded, not \(type)")
         }

@@ -108,7 +108,7 @@ do {
 
 RelayServer.bootstrapLogging()
 do {
-    let server = try RelayServer(config: config, ownsProcess: true) { address in
+    let server = try await RelayServer(config: config, ownsProcess: true) { address in
         // Tests and harnesses wait for exactly this line to learn the port; FileHandle writes unbuffered.
         FileHandle.standardOutput.write(Data("pushrelay listening on http://\(address)\n".utf8))
     }

@@ -47,6 +47,37 @@ struct IngestRecoveryTests {
         }
     }
 
+    /// The daemon commits a batch of first-time pushes together; after a crash, the pushes of the batch that were
+    /// taken up before the poison one are committed one by one, so they are not dropped along with it.
+    @Test func pushesAheadOfThePoisonInItsBatchAreNotDroppedWithIt() async throws {
+        try await Cluster.run { cluster in
+            try await cluster.startDaemon()
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            let token = try await pushToken(cluster)
+            await cluster.daemon?.stop()
+            // Queued while the daemon is down, so its first poll gets them as one batch.
+            for message in ["ahead 1", "ahead 2"] { _ = try await sim.push(message: message) }
+            try await sender(cluster).send(token: token, data: ["pushagent-test:crash": "1"])
+            _ = try await sim.push(message: "behind")
+
+            let crashing = ["PUSHAGENT_TEST_FAULT": "crash-on-marked-push"]
+            try? await cluster.startDaemon(extraEnvironment: crashing, waitForRelay: false)
+            for attempt in 1...PushIngestLimits.maximumAttempts {
+                let exit = try #require(try await cluster.daemon?.waitForExit(timeout: .seconds(20)))
+                #expect(exit.signaled && exit.status == SIGKILL, "attempt \(attempt) crashed")
+                try? await cluster.startDaemon(extraEnvironment: crashing, waitForRelay: false)
+            }
+            try await eventually("the push behind the poison arrives", timeout: .seconds(20)) {
+                try await cluster.client.approvals(state: .pending).contains { $0.message == "behind" }
+            }
+            let arrived = try await cluster.client.approvals().map(\.message).sorted()
+            #expect(arrived == ["ahead 1", "ahead 2", "behind"])
+            let dropped = try await cluster.client.history().compactMap(\.rejectedPush).filter { $0.reason == .unprocessable }
+            #expect(dropped.count == 1, "only the poison: \(dropped.map(\.message))")
+        }
+    }
+
     /// Before: the daemon's cursor, taken by the restored relay as an acknowledgement, deleted the pushes sent after
     /// the restore (30 of the next 40 in the report).
     @Test func aRelayRestoredFromAnOlderBackupLosesNothing() async throws {

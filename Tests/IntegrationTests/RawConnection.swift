@@ -3,7 +3,7 @@ import Foundation
 
 /// A client socket for what HTTP clients will not do: open and stay silent, trickle a request, stop halfway.
 final class RawConnection {
-    private let fd: Int32
+    private var fd: Int32
 
     /// Connects to a Unix socket.
     init(unixPath path: String) throws {
@@ -39,7 +39,13 @@ final class RawConnection {
         }
     }
 
-    deinit { close(fd) }
+    deinit { if fd >= 0 { close(fd) } }
+
+    /// Closes both directions, as a client that goes away does.
+    func disconnect() {
+        close(fd)
+        fd = -1
+    }
 
     func send(_ text: String) {
         _ = text.utf8CString.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }

@@ -59,6 +59,13 @@ struct RelayConnectionLimitTests {
             return try #require(try JSONDecoder().decode([String: String].self, from: reply.body)["token"])
         }
 
+        /// A gauge or counter from GET /metrics.
+        func metric(_ name: String) async throws -> Int? {
+            let reply = try await CurlHTTPClient.shared.send(HTTPRequest(url: baseURL + "/metrics"))
+            return reply.text.split(separator: "\n").first { $0.hasPrefix(name + " ") }
+                .flatMap { Int($0.split(separator: " ").last ?? "") }
+        }
+
         var sender: RelaySender { RelaySender(baseURL: baseURL, project: RelayConnectionLimitTests.project,
                                               key: RelayConnectionLimitTests.senderKey) }
     }
@@ -90,6 +97,34 @@ struct RelayConnectionLimitTests {
                 flood.filter(\.isClosedByServer).count >= 400 - 192
             }
             #expect(flood[0].isClosedByServer, "the oldest went first")
+        }
+    }
+
+    /// Before, a long-poll whose client had gone held its connection, task and memory until its deadline (60 s).
+    @Test func longPollsWhoseClientLeftAreReleasedWithinASecond() async throws {
+        try await Relay.run(requestTimeoutSeconds: 60) { relay in
+            var polls: [RawConnection] = []
+            for _ in 0..<2 {
+                let reply = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: relay.baseURL + "/v1/devices"))
+                let device = try JSONDecoder().decode([String: String].self, from: reply.body)
+                let poll = try RawConnection(loopbackPort: relay.port)
+                poll.send("GET /v1/devices/\(device["device_id"] ?? "")/messages?wait=60 HTTP/1.1\r\nHost: relay\r\n"
+                          + "Authorization: Bearer \(device["secret"] ?? "")\r\n\r\n")
+                polls.append(poll)
+            }
+            try await eventually("both polls wait", timeout: .seconds(5)) {
+                try await relay.metric("pushrelay_polls_waiting") == 2
+            }
+            let descriptors = ProcessDescriptors.count(pid: relay.process.pid)
+            let clock = ContinuousClock()
+            let left = clock.now
+            polls[0].disconnect()
+            polls[1].shutdownWrite()
+            try await eventually("both polls are released", timeout: .seconds(5)) {
+                try await relay.metric("pushrelay_polls_waiting") == 0
+            }
+            #expect(clock.now - left < .seconds(1))
+            #expect(ProcessDescriptors.count(pid: relay.process.pid) <= descriptors - 2, "their connections are closed")
         }
     }
 

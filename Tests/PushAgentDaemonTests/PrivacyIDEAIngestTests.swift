@@ -40,7 +40,7 @@ struct PrivacyIDEAIngestTests {
     @Test func relayAndPollFeedOnePath() async throws {
         let (ingest, store) = try await makeIngest()
         let pushed = try challenge(nonce: "NONCEPUSHED00000")
-        try await ingest.ingest(RelayMessage(seq: 5, id: "msg-5", data: pushed))
+        try await ingest.ingest([RelayMessage(seq: 5, id: "msg-5", data: pushed)])
         #expect(try await store.cursor() == 5)
         #expect(try await store.approvals(state: .pending).map(\.provider) == [.privacyidea])
 

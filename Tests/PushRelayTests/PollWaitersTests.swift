@@ -1,3 +1,4 @@
+import NIOEmbedded
 import Testing
 @testable import PushRelay
 
@@ -7,71 +8,97 @@ struct PollWaitersTests {
 
     @Test func notifyWakesTheWaitingPoll() async {
         let waiters = PollWaiters()
-        let ticket = await waiters.begin(deviceID: "d")
+        let ticket = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(ticket, until: later())
-        while await waiters.waitingCount == 0 { await Task.yield() }
-        await waiters.notify(deviceID: "d")
+        while waiters.waitingCount == 0 { await Task.yield() }
+        waiters.notify(deviceID: "d")
         #expect(await outcome == .notified)
-        #expect(await waiters.waitingCount == 0)
+        #expect(waiters.waitingCount == 0)
     }
 
     @Test func sendBetweenReadAndWaitIsNotLost() async {
         let waiters = PollWaiters()
-        let ticket = await waiters.begin(deviceID: "d")
-        await waiters.notify(deviceID: "d")
+        let ticket = waiters.begin(deviceID: "d")
+        waiters.notify(deviceID: "d")
         #expect(await waiters.wait(ticket, until: later()) == .notified)
     }
 
     @Test func notifyForOtherDevicesIsIgnored() async {
         let waiters = PollWaiters()
-        let ticket = await waiters.begin(deviceID: "d")
-        await waiters.notify(deviceID: "e")
+        let ticket = waiters.begin(deviceID: "d")
+        waiters.notify(deviceID: "e")
         #expect(await waiters.wait(ticket, until: later(.milliseconds(50))) == .timedOut)
     }
 
     @Test func newerPollSupersedesOlder() async {
         let waiters = PollWaiters()
-        let older = await waiters.begin(deviceID: "d")
+        let older = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(older, until: later())
-        while await waiters.waitingCount == 0 { await Task.yield() }
-        let newer = await waiters.begin(deviceID: "d")
+        while waiters.waitingCount == 0 { await Task.yield() }
+        let newer = waiters.begin(deviceID: "d")
         #expect(await outcome == .superseded)
         // A poll superseded before it started waiting does not wait at all.
         #expect(await waiters.wait(older, until: later()) == .superseded)
-        await waiters.notify(deviceID: "d")
+        waiters.notify(deviceID: "d")
         #expect(await waiters.wait(newer, until: later()) == .notified)
     }
 
     @Test func shutdownEndsWaitsNowAndLater() async {
         let waiters = PollWaiters()
-        let ticket = await waiters.begin(deviceID: "d")
+        let ticket = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(ticket, until: later())
-        while await waiters.waitingCount == 0 { await Task.yield() }
-        await waiters.shutdown()
+        while waiters.waitingCount == 0 { await Task.yield() }
+        waiters.shutdown()
         #expect(await outcome == .shuttingDown)
-        let next = await waiters.begin(deviceID: "e")
+        let next = waiters.begin(deviceID: "e")
         #expect(await waiters.wait(next, until: later()) == .shuttingDown)
     }
 
     @Test func cancellationEndsTheWait() async {
         let waiters = PollWaiters()
-        let ticket = await waiters.begin(deviceID: "d")
+        let ticket = waiters.begin(deviceID: "d")
         let task = Task { await waiters.wait(ticket, until: later()) }
-        while await waiters.waitingCount == 0 { await Task.yield() }
+        while waiters.waitingCount == 0 { await Task.yield() }
         task.cancel()
         #expect(await task.value == .shuttingDown)
     }
 
     @Test func dismissAndEndReleaseTheDevice() async {
         let waiters = PollWaiters()
-        let ticket = await waiters.begin(deviceID: "d")
-        #expect(await waiters.hasPoll(deviceID: "d"))
-        await waiters.dismiss(deviceID: "d")
-        #expect(await !waiters.hasPoll(deviceID: "d"))
+        let ticket = waiters.begin(deviceID: "d")
+        #expect(waiters.hasPoll(deviceID: "d"))
+        waiters.dismiss(deviceID: "d")
+        #expect(!waiters.hasPoll(deviceID: "d"))
         #expect(await waiters.wait(ticket, until: later()) == .superseded)
 
-        let second = await waiters.begin(deviceID: "d")
-        await waiters.end(second)
-        #expect(await !waiters.hasPoll(deviceID: "d"))
+        let second = waiters.begin(deviceID: "d")
+        waiters.end(second)
+        #expect(!waiters.hasPoll(deviceID: "d"))
+    }
+
+    @Test func closingTheConnectionEndsTheWait() async throws {
+        let waiters = PollWaiters()
+        let connection = NIOAsyncTestingChannel()
+        let first = waiters.begin(deviceID: "d")
+        // A poll that ended earlier on the same connection is not woken again by its closing.
+        waiters.notify(deviceID: "d")
+        #expect(await waiters.wait(first, until: later(), connection: connection) == .notified)
+        waiters.end(first)
+
+        let second = waiters.begin(deviceID: "d")
+        async let outcome = waiters.wait(second, until: later(), connection: connection)
+        while waiters.waitingCount == 0 { await Task.yield() }
+        try await connection.close()
+        #expect(await outcome == .clientGone)
+        #expect(waiters.waitingCount == 0)
+    }
+
+    @Test func theDeadlineEndsTheWaitOnTime() async {
+        let waiters = PollWaiters()
+        let ticket = waiters.begin(deviceID: "d")
+        let clock = ContinuousClock()
+        let start = clock.now
+        #expect(await waiters.wait(ticket, until: start + .milliseconds(200)) == .timedOut)
+        #expect(clock.now - start >= .milliseconds(195))
     }
 }

@@ -13,13 +13,38 @@ struct PushIngest: Sendable {
     /// Push bombing defences; nil admits every push (unit tests of the pipeline alone).
     var fatigue: PushFatigueDefence? = nil
 
-    func ingest(_ message: RelayMessage, now: Date = Date()) async throws {
-        _ = try await ingest(message.data, from: .relay(id: message.id, seq: message.seq), now: now)
+    /// Takes a relay batch to the store in order. Messages taken up for the first time are committed together, in
+    /// one transaction (a burst costs one disk flush); one taken up before and never committed (the daemon crashed
+    /// on the way?) is committed alone, after those before it, so a push that crashes the daemon cannot take the
+    /// others of its batch down with it when it is dropped after `maximumAttempts`.
+    func ingest(_ messages: [RelayMessage], now: Date = Date()) async throws {
+        var firstAttempts: [MessageCommit] = []
+        for message in messages {
+            guard let (commit, attempt) = try await prepare(message.data, from: .relay(id: message.id, seq: message.seq), now: now)
+            else { continue }
+            if attempt == 1 {
+                firstAttempts.append(commit)
+                continue
+            }
+            try await self.commit(firstAttempts, now: now)
+            firstAttempts = []
+            try await self.commit([commit], now: now)
+        }
+        try await commit(firstAttempts, now: now)
     }
 
     /// Takes one message from any transport (the relay, or a provider's poll) to the store, exactly once.
     @discardableResult
     func ingest(_ data: [String: String], from source: MessageSource, now: Date = Date()) async throws -> MessageOutcome {
+        guard let (commit, _) = try await prepare(data, from: source, now: now) else {
+            return .duplicate(existingApprovalId: nil)
+        }
+        return try await self.commit([commit], now: now)[0]
+    }
+
+    /// Verifies a message and counts the attempt at it; nil for one already committed.
+    private func prepare(_ data: [String: String], from source: MessageSource, now: Date) async throws
+        -> (MessageCommit, attempt: Int)? {
         // A redelivery of something already committed (crash before the ack, the same challenge polled again)
         // needs no verification again.
         if try await store.isProcessed(source) {
@@ -31,33 +56,42 @@ struct PushIngest: Sendable {
                 // Every poll returns the open challenges again until they are answered: not worth a log line.
                 break
             }
-            return .duplicate(existingApprovalId: nil)
+            return nil
         }
         let attempt = try await store.beginAttempt(source, now: now)
         let (provider, result) = attempt.number > Self.maximumAttempts
             ? (PushRouter.route(data)?.provider, .failure(Self.unprocessable(after: attempt)))
             : await effect(of: data, receivedAt: now)
+        return (MessageCommit(source: source, result: result, provider: provider), attempt.number)
+    }
+
+    /// Commits the messages in one transaction, then tells subscribers and the push bombing defences.
+    @discardableResult
+    private func commit(_ messages: [MessageCommit], now: Date) async throws -> [MessageOutcome] {
+        guard !messages.isEmpty else { return [] }
         TestFault.trigger(.killBeforeCommit)
-        let outcome: MessageOutcome
+        let outcomes: [MessageOutcome]
         do {
-            outcome = try await store.commitMessage(source: source, result: result, provider: provider,
-                                                    budget: fatigue?.budget ?? .unlimited, now: now)
+            outcomes = try await store.commitMessages(messages, budget: fatigue?.budget ?? .unlimited, now: now)
         } catch {
-            try? await store.recordAttemptFailure(source, "\(error)")
+            for message in messages { try? await store.recordAttemptFailure(message.source, "\(error)") }
             throw error
         }
         TestFault.trigger(.killAfterCommit)
-        report(outcome, source: source, provider: provider)
-        switch outcome {
-        case .created(let approval): await events.publish(ControlEvent(type: .approvalCreated, approval: approval))
-        case .requestUpdated(let request): await events.publish(ControlEvent(type: .requestUpdated, request: request))
-        case .duplicate, .rejected, .autoDenied: break
+        for (message, outcome) in zip(messages, outcomes) {
+            report(outcome, source: message.source, provider: message.provider)
+            switch outcome {
+            case .created(let approval): await events.publish(ControlEvent(type: .approvalCreated, approval: approval))
+            case .requestUpdated(let request): await events.publish(ControlEvent(type: .requestUpdated, request: request))
+            case .duplicate, .rejected, .autoDenied: break
+            }
+            // The message is committed: a failure here must not make the relay deliver it again.
+            do { try await fatigue?.handle(outcome, now: now) } catch {
+                logger.error("push bombing defences failed after a push was committed: \(error)",
+                             metadata: Self.metadata(message.source))
+            }
         }
-        // The message is committed: a failure here must not make the relay deliver it again.
-        do { try await fatigue?.handle(outcome, now: now) } catch {
-            logger.error("push bombing defences failed after a push was committed: \(error)", metadata: Self.metadata(source))
-        }
-        return outcome
+        return outcomes
     }
 
     /// Attempts at one message before it is dropped: enough to ride out a restart or a passing store error, few

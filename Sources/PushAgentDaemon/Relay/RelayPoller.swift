@@ -36,7 +36,8 @@ struct RelayPoller: Service {
         }
     }
 
-    /// One registration check and one long-poll; every message of the batch is committed before the next poll acks it.
+    /// One registration check and one long-poll; every message of the batch is committed (together, when it is a
+    /// burst) before the next poll acks it.
     private func pollOnce() async throws {
         let device = try await registeredDevice()
         let cursor = try await store.cursor()
@@ -62,9 +63,7 @@ struct RelayPoller: Service {
             try await resync(from: cursor, because: "asked for messages after seq \(cursor), the relay sent seq \(backwards)")
             start = 0
         }
-        for message in batch.messages.sorted(by: { $0.seq < $1.seq }) where message.seq > start {
-            try await ingest.ingest(message)
-        }
+        try await ingest.ingest(batch.messages.sorted(by: { $0.seq < $1.seq }).filter { $0.seq > start })
     }
 
     /// The relay's sequence went backwards (restored from an older backup) or the cursor jumped past anything the

@@ -30,7 +30,7 @@ final class TestRelay: Sendable {
             registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
             maximumQueuedPerDevice: maximumQueuedPerDevice)
         let (addresses, continuation) = AsyncStream<ListenAddress>.makeStream()
-        let server = try RelayServer(config: config) { continuation.yield($0) }
+        let server = try await RelayServer(config: config) { continuation.yield($0) }
         let running = Task {
             defer { continuation.finish() }
             try await server.run()

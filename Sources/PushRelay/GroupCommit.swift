@@ -1,0 +1,101 @@
+import GRDB
+import Synchronization
+
+/// Group commit: writes that arrive while a transaction is committing wait and share the next one, so under load
+/// many sends and acknowledgements cost one disk flush instead of one each, and none is answered before the
+/// flush that makes it durable. Idle, a write is committed at once, alone.
+///
+/// Each write runs in its own savepoint: one that throws (a full queue, a cursor ahead) undoes only itself.
+final class GroupCommit: Sendable {
+    private struct Job: Sendable {
+        /// Runs the write in the shared transaction and returns how to answer its caller once the transaction
+        /// committed (nil) or failed.
+        let run: @Sendable (Database) -> @Sendable ((any Error)?) -> Void
+        /// Answers a caller whose write never ran because its transaction failed first.
+        let fail: @Sendable (any Error) -> Void
+    }
+
+    private struct Queue {
+        var pending: [Job] = []
+        var draining = false
+    }
+
+    private let writer: DatabasePool
+    /// Runs first in every shared transaction (expiry sweeping), so that it costs once per batch, not per write.
+    private let beforeEachBatch: @Sendable (Database) throws -> Void
+    private let queue = Mutex(Queue())
+
+    init(writer: DatabasePool, beforeEachBatch: @escaping @Sendable (Database) throws -> Void = { _ in }) {
+        self.writer = writer
+        self.beforeEachBatch = beforeEachBatch
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            submit(Job(
+                run: { db in
+                    let result = Self.inSavepoint(db, body)
+                    return { commitError in
+                        if let commitError { return continuation.resume(throwing: commitError) }
+                        continuation.resume(with: result)
+                    }
+                },
+                fail: { continuation.resume(throwing: $0) }))
+        }
+    }
+
+    private struct SavepointNotEntered: Error {}
+
+    private static func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) -> Result<T, any Error> {
+        var result: Result<T, any Error> = .failure(SavepointNotEntered())
+        do {
+            try db.inSavepoint {
+                result = Result { try body(db) }
+                if case .success = result { return .commit }
+                return .rollback
+            }
+        } catch {
+            return .failure(error)
+        }
+        return result
+    }
+
+    private func submit(_ job: Job) {
+        let startsDrain = queue.withLock { queue in
+            queue.pending.append(job)
+            guard !queue.draining else { return false }
+            queue.draining = true
+            return true
+        }
+        if startsDrain {
+            writer.asyncWriteWithoutTransaction { db in self.drain(db) }
+        }
+    }
+
+    /// Commits batch after batch on the writer's thread until no write is waiting.
+    private func drain(_ db: Database) {
+        while true {
+            let batch = queue.withLock { queue in
+                let batch = queue.pending
+                queue.pending.removeAll(keepingCapacity: true)
+                if batch.isEmpty { queue.draining = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            var answers: [@Sendable ((any Error)?) -> Void] = []
+            answers.reserveCapacity(batch.count)
+            do {
+                try db.inTransaction {
+                    try beforeEachBatch(db)
+                    for job in batch { answers.append(job.run(db)) }
+                    return .commit
+                }
+                for answer in answers { answer(nil) }
+            } catch {
+                // The transaction failed as a whole (the sweep, or the commit itself): nothing of it is durable.
+                for answer in answers { answer(error) }
+                for job in batch.dropFirst(answers.count) { job.fail(error) }
+            }
+        }
+    }
+}
