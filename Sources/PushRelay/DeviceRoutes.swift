@@ -2,7 +2,6 @@ import Foundation
 import Hummingbird
 import Logging
 import NIOCore
-import ServiceLifecycle
 
 /// The device side of the relay: registration, long-poll with acknowledgement, and deletion.
 struct DeviceRoutes: Sendable {
@@ -77,38 +76,58 @@ struct DeviceRoutes: Sendable {
         let limit = try Self.integer(query["limit"], name: "limit", range: 1...Int64(Self.maxLimit), default: Int64(Self.defaultLimit))
         let device = try await authorizedDevice(request, context)
 
-        let deadline = ContinuousClock.now + .seconds(wait)
-        let messages: [RelayMessage]
+        // `begin` before the first read: a send that lands between the read and the wait still wakes the poll.
+        let ticket = waiters.begin(deviceID: device.id)
+        let first: PollResult
         do {
-            messages = try await withGracefulShutdownHandler {
-                try await longPoll(
-                    deviceID: device.id, after: after, limit: Int(limit), deadline: deadline, connection: context.connection)
-            } onGracefulShutdown: { [waiters] in
-                waiters.shutdown()
+            first = try await read(deviceID: device.id, after: after, limit: Int(limit))
+        } catch {
+            waiters.end(ticket)
+            if let error = error as? CursorAheadError {
+                context.logger.warning("device's cursor is ahead of this relay: acknowledged nothing", metadata: [
+                    "device_id": "\(device.id)", "after": "\(error.after)", "delivered_seq": "\(error.lastDelivered)"])
+                throw DeviceAPIError.cursorAhead(error)
             }
-        } catch let error as CursorAheadError {
-            context.logger.warning("device's cursor is ahead of this relay: acknowledged nothing", metadata: [
-                "device_id": "\(device.id)", "after": "\(error.after)", "delivered_seq": "\(error.lastDelivered)"])
-            throw DeviceAPIError.cursorAhead(error)
+            throw error
         }
-        return try jsonResponse(.ok, PollResponse(messages: messages, next: messages.last?.seq ?? after))
+        metrics.add(.delivered, first.acknowledged)
+        guard first.messages.isEmpty, wait > 0 else {
+            waiters.end(ticket)
+            return try jsonResponse(.ok, PollResponse(messages: first.messages, next: first.messages.last?.seq ?? after))
+        }
+        // Nothing yet: the answer waits in its body writer, which Hummingbird runs once this handler and the router's
+        // frames have returned, so a waiting poll holds a shallow task stack (most of a waiting poll's memory).
+        let deadline = ContinuousClock.now + .seconds(wait)
+        let connection = context.connection, logger = context.logger
+        var headers = HTTPFields()
+        headers[.contentType] = "application/json"
+        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
+            let messages = await waitForMessages(
+                ticket, after: after, limit: Int(limit), deadline: deadline, connection: connection, logger: logger)
+            try await writer.write(try jsonBody(PollResponse(messages: messages, next: messages.last?.seq ?? after)))
+            try await writer.finish(nil)
+        })
     }
 
-    /// Reads; if nothing is there, waits for a send to this device, a newer poll, the deadline, shutdown, or the
-    /// client closing its connection.
-    private func longPoll(
-        deviceID: String, after: Int64, limit: Int, deadline: ContinuousClock.Instant, connection: any Channel
-    ) async throws -> [RelayMessage] {
-        // `begin` before the first read: a send that lands between the read and `wait` still wakes us.
-        let ticket = waiters.begin(deviceID: deviceID)
+    /// Waits for a send to the device, a newer poll, the deadline, shutdown, or the client closing its connection.
+    /// The status is sent already: a failed read after a wake answers an empty batch, and the next poll says why.
+    private func waitForMessages(
+        _ ticket: PollWaiters.Ticket, after: Int64, limit: Int, deadline: ContinuousClock.Instant,
+        connection: any Channel, logger: Logger
+    ) async -> [RelayMessage] {
         defer { waiters.end(ticket) }
-        var result = try await read(deviceID: deviceID, after: after, limit: limit)
-        metrics.add(.delivered, result.acknowledged)
-        while result.messages.isEmpty, ContinuousClock.now < deadline,
+        while ContinuousClock.now < deadline,
               await waiters.wait(ticket, until: deadline, connection: connection) == .notified {
-            result = try await read(deviceID: deviceID, after: after, limit: limit)
+            do {
+                let messages = try await read(deviceID: ticket.deviceID, after: after, limit: limit).messages
+                if !messages.isEmpty { return messages }
+            } catch {
+                logger.warning("long-poll ended empty: reading the device's messages failed: \(error)",
+                               metadata: ["device_id": "\(ticket.deviceID)"])
+                return []
+            }
         }
-        return result.messages
+        return []
     }
 
     private func read(deviceID: String, after: Int64, limit: Int) async throws -> PollResult {

@@ -19,7 +19,7 @@ struct FCMSendRequest: Equatable, Sendable {
     private static let notificationFields: Set = ["title", "body", "image"]
 
     static func parse(_ body: Data) throws(FCMError) -> FCMSendRequest {
-        guard case .object(let request)? = try? JSONDecoder().decode(JSONValue.self, from: body) else {
+        guard case .object(let request)? = JSONValue.parse(body) else {
             throw .invalidArgument("Invalid JSON payload received. Expected a JSON object.")
         }
         let top = try fields(request, allowed: topLevelFields, at: nil)

@@ -2,15 +2,16 @@ import ConnectionGuards
 import Hummingbird
 import Logging
 import NIOCore
+import ServiceLifecycle
 
-/// Builds the relay as a Hummingbird application (a `Service`): run it in a `ServiceGroup`, whose graceful
-/// shutdown also ends waiting long-polls early. `onListening` gets the bound address (the real port when
-/// the configured one is 0).
-public func makeRelayApplication(
+/// Builds the relay's services: the Hummingbird application, and what ends waiting long-polls when a graceful
+/// shutdown starts. Run them in one `ServiceGroup`, in this order (it shuts services down last to first).
+/// `onListening` gets the bound address (the real port when the configured one is 0).
+public func makeRelayServices(
     config: RelayConfig,
     logger: Logger,
     onListening: @escaping @Sendable (ListenAddress) async -> Void = { _ in }
-) async throws -> some ApplicationProtocol {
+) async throws -> [any Service] {
     let metrics = RelayMetrics()
     let store = try RelayStore(
         directory: config.stateDirectory, maximumQueuedPerDevice: config.maximumQueuedPerDevice,
@@ -49,7 +50,7 @@ public func makeRelayApplication(
     let slots = ConnectionSlots(limit: ConnectionSlots.limit(configured: config.maxConnections), logger: logger)
     let requestTimeout = TimeAmount.nanoseconds(Int64(config.requestTimeoutSeconds * 1_000_000_000))
     logger.debug("at most \(slots.limit) connections, \(requestTimeout.secondsText) s to send a request")
-    return Application(
+    let application = Application(
         router: router,
         // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request in progress.
         server: .http1(configuration: .init(
@@ -61,4 +62,16 @@ public func makeRelayApplication(
             await onListening(ListenAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port))
         },
         logger: logger)
+    return [application, PollShutdown(waiters: waiters)]
+}
+
+/// Ends every waiting long-poll, with an empty answer, as soon as a graceful shutdown starts: the server's own
+/// shutdown waits for the requests in progress, and a long-poll would hold it for up to a minute.
+private struct PollShutdown: Service {
+    let waiters: PollWaiters
+
+    func run() async throws {
+        try? await gracefulShutdown()
+        waiters.shutdown()
+    }
 }

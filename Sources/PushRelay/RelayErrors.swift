@@ -93,10 +93,13 @@ struct OAuthError: Error, Equatable {
 }
 
 func jsonResponse(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    let body = try encoder.encode(value)
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
-    return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
+    return Response(status: status, headers: headers, body: .init(byteBuffer: try jsonBody(value)))
+}
+
+func jsonBody(_ value: some Encodable) throws -> ByteBuffer {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return ByteBuffer(bytes: try encoder.encode(value))
 }

@@ -22,13 +22,13 @@ public final class RelayServer: Sendable {
         if ownsProcess, let raised = OpenFileLimit.raiseSoftToHard() {
             logger.info("open-file limit raised from \(raised.before.soft) to \(raised.after.soft) (the hard limit)")
         }
-        let app = try await makeRelayApplication(config: config, logger: logger) { address in
+        let services = try await makeRelayServices(config: config, logger: logger) { address in
             if ownsProcess { SystemdNotifier.ready(status: "listening on \(address)") }
             await onListening(address)
         }
         self.ownsProcess = ownsProcess
         group = ServiceGroup(configuration: .init(
-            services: [app], gracefulShutdownSignals: ownsProcess ? [.sigterm, .sigint] : [], logger: logger))
+            services: services, gracefulShutdownSignals: ownsProcess ? [.sigterm, .sigint] : [], logger: logger))
     }
 
     /// Returns once the relay has shut down, gracefully (signal or `shutdown()`) or by an error.

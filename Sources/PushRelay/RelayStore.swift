@@ -72,8 +72,9 @@ struct PollResult: Sendable {
 }
 
 /// The relay's SQLite state (WAL). Messages stay until the device acknowledges them or they expire, so
-/// delivery survives a restart. Sends and polls are committed in groups (`GroupCommit`); device credentials are
-/// cached, since every request needs them and they never change (a deleted device is noticed by the write).
+/// delivery survives a restart. Sends and polls are committed in groups (`GroupCommit`), with statements compiled
+/// once (GRDB's statement cache); device credentials are cached, since every request needs them and they never
+/// change (a deleted device is noticed by the write).
 final class RelayStore: RelayStorage {
     let pool: DatabasePool
     /// Undelivered messages one device may have (`RelayConfig.maximumQueuedPerDevice`).
@@ -106,7 +107,7 @@ final class RelayStore: RelayStorage {
         // Expiry is enforced before every batch of sends and polls, so an expired message is never returned and
         // none outlives the next request by much.
         commits = GroupCommit(writer: pool) { db in
-            try db.execute(sql: "DELETE FROM message WHERE expires_at <= ?", arguments: [nowMilliseconds()])
+            try db.cachedStatement(sql: "DELETE FROM message WHERE expires_at <= ?").execute(arguments: [nowMilliseconds()])
             onExpired(db.changesCount)
         }
         // GRDB's WAL default (NORMAL) survives a crashed process but not a power cut; a message the send API has
@@ -205,24 +206,25 @@ final class RelayStore: RelayStorage {
         let notification = try outgoing.notification.map { try String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
         let maximumQueued = maximumQueuedPerDevice
         let result = try await commits.write { db -> EnqueueResult? in
-            guard try Bool.fetchOne(db, sql: "SELECT 1 FROM device WHERE id = ?", arguments: [deviceID]) != nil else {
+            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM device WHERE id = ?"), arguments: [deviceID]) != nil else {
                 return nil
             }
             var collapsed = 0
             if let key = outgoing.collapseKey {
-                try db.execute(sql: "DELETE FROM message WHERE device_id = ? AND collapse_key = ?", arguments: [deviceID, key])
+                try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND collapse_key = ?")
+                    .execute(arguments: [deviceID, key])
                 collapsed = db.changesCount
             }
-            let queued = try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM message WHERE device_id = ?", arguments: [deviceID]) ?? 0
+            let queued = try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT COUNT(*) FROM message WHERE device_id = ?"), arguments: [deviceID]) ?? 0
             guard queued < maximumQueued else { throw DeviceQueueFull(limit: maximumQueued) }
             var message = RelayMessage(
                 seq: 0, id: Identifiers.messageID(), data: outgoing.data, notification: outgoing.notification,
                 priority: outgoing.priority, sentAt: now, expiresAt: now + outgoing.ttlMilliseconds)
-            try db.execute(
-                sql: """
-                    INSERT INTO message (device_id, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
+            try db.cachedStatement(sql: """
+                INSERT INTO message (device_id, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """).execute(
                 arguments: [deviceID, message.id, data, notification, message.priority.rawValue, outgoing.collapseKey,
                             message.sentAt, message.expiresAt])
             message.seq = db.lastInsertedRowID
@@ -238,16 +240,15 @@ final class RelayStore: RelayStorage {
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult? {
         let result = try await commits.write { db -> PollResult? in
             guard let delivered = try Int64.fetchOne(
-                db, sql: "SELECT delivered_seq FROM device WHERE id = ?", arguments: [deviceID]) else { return nil }
+                db.cachedStatement(sql: "SELECT delivered_seq FROM device WHERE id = ?"), arguments: [deviceID]) else { return nil }
             guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
-            try db.execute(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?", arguments: [deviceID, after])
+            try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?").execute(arguments: [deviceID, after])
             let acknowledged = db.changesCount
             let rows = try Row.fetchAll(
-                db,
-                sql: """
+                db.cachedStatement(sql: """
                     SELECT seq, message_id, data, notification, priority, sent_at, expires_at FROM message
                     WHERE device_id = ? AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?
-                    """,
+                    """),
                 arguments: [deviceID, after, now, limit])
             let decoder = JSONDecoder()
             let messages = try rows.map { row in
@@ -261,7 +262,7 @@ final class RelayStore: RelayStorage {
                     sentAt: row["sent_at"], expiresAt: row["expires_at"])
             }
             if let last = messages.last?.seq, last > delivered {
-                try db.execute(sql: "UPDATE device SET delivered_seq = ? WHERE id = ?", arguments: [last, deviceID])
+                try db.cachedStatement(sql: "UPDATE device SET delivered_seq = ? WHERE id = ?").execute(arguments: [last, deviceID])
             }
             return PollResult(messages: messages, acknowledged: acknowledged)
         }

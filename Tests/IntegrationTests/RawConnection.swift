@@ -4,6 +4,8 @@ import Foundation
 /// A client socket for what HTTP clients will not do: open and stay silent, trickle a request, stop halfway.
 final class RawConnection {
     private var fd: Int32
+    /// Everything the server sent so far.
+    private var received = [UInt8]()
 
     /// Connects to a Unix socket.
     init(unixPath path: String) throws {
@@ -57,22 +59,18 @@ final class RawConnection {
     /// Everything the server sent until it closed the connection, or nil when it has not closed within `timeout`.
     func readUntilClosed(timeout: Duration) async throws -> String? {
         let deadline = ContinuousClock.now + timeout
-        var received = [UInt8]()
         while ContinuousClock.now < deadline {
-            if let closed = readAvailable(into: &received), closed { return String(decoding: received, as: UTF8.self) }
+            if let closed = readAvailable(), closed { return String(decoding: received, as: UTF8.self) }
             try await Task.sleep(for: .milliseconds(20))
         }
         return nil
     }
 
     /// Whether the server has closed the connection (reads what is there without waiting).
-    var isClosedByServer: Bool {
-        var ignored = [UInt8]()
-        return readAvailable(into: &ignored) ?? true
-    }
+    var isClosedByServer: Bool { readAvailable() ?? true }
 
     /// true once the server closed, false while it is open; nil on an error (a reset: closed too).
-    private func readAvailable(into received: inout [UInt8]) -> Bool? {
+    private func readAvailable() -> Bool? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         while true {
             let count = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
