@@ -20,7 +20,9 @@ struct DeviceRoutes: Sendable {
             try await Self.answering { try await self.register(request, context) }
         }
         router.get("/v1/devices/:device_id/messages") { request, context in
-            try await Self.answering { try await self.poll(request, context) }
+            // In a task of its own: a task's stack memory stays at its deepest for as long as the task lives, and the
+            // connection's task lives as long as the long-poll waits; this one's is freed once the answer is decided.
+            try await Task { try await Self.answering { try await self.poll(request, context) } }.value
         }
         router.delete("/v1/devices/:device_id") { request, context in
             try await Self.answering { try await self.delete(request, context) }

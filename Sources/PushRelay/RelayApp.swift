@@ -55,6 +55,7 @@ public func makeRelayServices(
         // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request in progress.
         server: .http1(configuration: .init(
             additionalChannelHandlers: [
+                SmallReadBuffers(),
                 RequestDeadlineHandler(timeout: requestTimeout, tracker: slots, abandonsAnswerOnClientClose: true),
             ])),
         configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "pushrelay"),
