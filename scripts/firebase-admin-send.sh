@@ -4,7 +4,9 @@
 # for fcm.googleapis.com. The interop test of the relay's OAuth2 token endpoint (Tests/PushRelayTests).
 #
 #   scripts/firebase-admin-send.sh install                             create the cached venv (idempotent)
-#   scripts/firebase-admin-send.sh SERVICE_ACCOUNT_JSON RELAY_URL TOKEN send {"k": "v"} to the device TOKEN
+#   scripts/firebase-admin-send.sh SERVICE_ACCOUNT_JSON RELAY_URL TOKEN [minimal|every-platform]
+#                                   send a data message to the device TOKEN (every-platform: with every platform
+#                                   block firebase-admin has: AndroidConfig, APNSConfig, WebpushConfig, FCMOptions)
 #
 # Prints one JSON line: {"name": ..., "token_lifetime": seconds} or {"error": class name, "message": ...} (exit 1).
 # The venv lives in $PUSHAGENT_FIREBASE_ADMIN_CACHE (default .cache/firebase-admin, gitignored).
@@ -23,7 +25,7 @@ install)
     ensure_venv "$VENV" "firebase-admin==$VERSION"
     ;;
 *)
-    [ $# -eq 3 ] || { echo "usage: $0 install | SERVICE_ACCOUNT_JSON RELAY_URL TOKEN" >&2; exit 2; }
+    [ $# -eq 3 ] || [ $# -eq 4 ] || { echo "usage: $0 install | SERVICE_ACCOUNT_JSON RELAY_URL TOKEN [minimal|every-platform]" >&2; exit 2; }
     ensure_venv "$VENV" "firebase-admin==$VERSION"
     exec "$VENV/bin/python" "$ROOT/scripts/firebase_admin_send.py" "$@"
     ;;

@@ -37,10 +37,7 @@ struct FCMSendRequest: Equatable, Sendable {
             throw .invalidArgument("Topic and condition targets are not supported by this relay; send to a registration token")
         }
         let token = try target(message)
-        let data = try stringMap(message["data"], at: "message.data") ?? [:]
-        if let reserved = data.keys.sorted().first(where: isReservedDataKey) {
-            throw .invalidArgument("Invalid data payload key: \(reserved)")
-        }
+        let data = try dataPayload(message["data"], at: "message.data") ?? [:]
         let notification = try stringMap(message["notification"], at: "message.notification")
         if let unknown = notification?.keys.sorted().first(where: { !notificationFields.contains($0) }) {
             throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(unknown)\" at 'message.notification': Cannot find field.")
@@ -53,7 +50,8 @@ struct FCMSendRequest: Equatable, Sendable {
         }
         let android = try androidOptions(message["android"])
         let outgoing = OutgoingMessage(
-            data: data, notification: notification,
+            // FCM: "android.data … If present, it will override Message.data" on Android, which the device here is.
+            data: android.data ?? data, notification: notification,
             // FCM's Android defaults: notification messages go high priority, data messages normal.
             priority: android.priority ?? (notification == nil ? .normal : .high),
             collapseKey: android.collapseKey, ttlMilliseconds: android.ttlMilliseconds ?? maxTTLMilliseconds)
@@ -122,18 +120,28 @@ struct FCMSendRequest: Equatable, Sendable {
         }
     }
 
+    private static func dataPayload(_ value: JSONValue?, at path: String) throws(FCMError) -> [String: String]? {
+        let data = try stringMap(value, at: path)
+        if let reserved = data?.keys.sorted().first(where: isReservedDataKey) {
+            throw .invalidArgument("Invalid data payload key: \(reserved)")
+        }
+        return data
+    }
+
     /// FCM reserves these data keys for its own use.
     private static func isReservedDataKey(_ key: String) -> Bool {
         key == "from" || key == "message_type" || key.hasPrefix("google") || key.hasPrefix("gcm")
     }
 
     private struct AndroidOptions {
+        var data: [String: String]?
         var priority: MessagePriority?
         var collapseKey: String?
         var ttlMilliseconds: Int64?
     }
 
-    /// Only priority, TTL and collapse key matter to the relay; other Android fields are accepted and ignored.
+    /// Priority, TTL, collapse key and data matter to the relay; FCM's other Android fields (notification,
+    /// restricted_package_name, fcm_options, direct_boot_ok, …) are accepted and ignored.
     private static func androidOptions(_ value: JSONValue?) throws(FCMError) -> AndroidOptions {
         guard let value else { return AndroidOptions() }
         guard case .object(let raw) = value else {
@@ -141,19 +149,24 @@ struct FCMSendRequest: Equatable, Sendable {
         }
         let android = Dictionary(raw.map { (snakeCase($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
         var options = AndroidOptions()
+        options.data = try dataPayload(android["data"], at: "message.android.data")
+        // Proto3 JSON takes an enum by name or by number; FCM takes the name in any case ("high" is what
+        // firebase-admin and pyfcm send).
         switch android["priority"] {
-        case nil: break
-        case .string("HIGH")?: options.priority = .high
-        case .string("NORMAL")?: options.priority = .normal
-        case let other?: throw .invalidArgument("Invalid value at 'message.android.priority': expected \"HIGH\" or \"NORMAL\", got \(describe(other))")
+        case nil, .null?: break
+        case .string(let name)? where name.uppercased() == "HIGH": options.priority = .high
+        case .string(let name)? where name.uppercased() == "NORMAL": options.priority = .normal
+        case .number(1)?: options.priority = .high
+        case .number(0)?: options.priority = .normal
+        case let other?: throw .invalidArgument("Invalid value at 'message.android.priority' (type.googleapis.com/google.firebase.fcm.v1.AndroidMessagePriority), \(describe(other)): use \"HIGH\" or \"NORMAL\"")
         }
         switch android["collapse_key"] {
-        case nil: break
+        case nil, .null?: break
         case .string(let key)?: options.collapseKey = key
         case let other?: throw .invalidArgument("Invalid value at 'message.android.collapse_key' (TYPE_STRING), got \(other.typeName)")
         }
         switch android["ttl"] {
-        case nil: break
+        case nil, .null?: break
         case .string(let text)?:
             guard let milliseconds = durationMilliseconds(text) else {
                 throw .invalidArgument("Invalid value at 'message.android.ttl' (type.googleapis.com/google.protobuf.Duration), \"\(text)\": use seconds like \"120s\" or \"3.5s\"")

@@ -40,6 +40,41 @@ struct FCMSendRequestTests {
         #expect(notification.data.isEmpty)
     }
 
+    /// Before, lower case was refused: what firebase-admin (`AndroidConfig(priority='high')`) and pyfcm send.
+    @Test(arguments: [
+        (#""high""#, MessagePriority.high), (#""HIGH""#, .high), (#""High""#, .high), ("1", .high),
+        (#""normal""#, .normal), (#""NORMAL""#, .normal), ("0", .normal),
+    ])
+    func priorityByNameInAnyCaseOrByNumber(json: String, priority: MessagePriority) throws {
+        #expect(try parse(#"{"message": {"token": "t", "android": {"priority": \#(json)}}}"#).message.priority == priority)
+    }
+
+    @Test func androidDataOverridesMessageDataAsOnAndroid() throws {
+        let message = try parse(#"{"message": {"token": "t", "data": {"a": "1"}, "android": {"data": {"b": "2"}}}}"#).message
+        #expect(message.data == ["b": "2"])
+    }
+
+    /// What firebase-admin 7.7.0 sends for a message with every platform block set (its `_messaging_encoder`).
+    @Test func everyPlatformBlockAsFirebaseAdminEncodesItIsAccepted() throws {
+        let request = try parse("""
+            {"message": {"token": "t", "data": {"k": "v"},
+             "notification": {"title": "Sign in?", "body": "Approve", "image": "https://example.com/i.png"},
+             "android": {"collapse_key": "signin", "priority": "high", "ttl": "3.500000000s",
+                         "restricted_package_name": "org.example", "direct_boot_ok": true,
+                         "notification": {"title": "t", "body": "b", "channel_id": "c", "notification_priority": "PRIORITY_HIGH",
+                                          "event_time": "2026-11-24T12:00:00.000000Z", "vibrate_timings": ["0.500000000s"]},
+                         "fcm_options": {"analytics_label": "a"}},
+             "apns": {"headers": {"apns-priority": "10"}, "payload": {"aps": {"alert": {"title": "t"}, "badge": 1,
+                      "sound": "default", "content-available": 1}}, "fcm_options": {"image": "https://example.com/i.png"}},
+             "webpush": {"headers": {"TTL": "300"}, "data": {"w": "1"}, "notification": {"title": "w", "actions": []},
+                         "fcm_options": {"link": "https://example.com/"}},
+             "fcm_options": {"analytics_label": "signin"}}}
+            """)
+        #expect(request.message == OutgoingMessage(
+            data: ["k": "v"], notification: ["title": "Sign in?", "body": "Approve", "image": "https://example.com/i.png"],
+            priority: .high, collapseKey: "signin", ttlMilliseconds: 3500))
+    }
+
     @Test func camelCaseFieldNamesAndFid() throws {
         let request = try parse(#"{"validateOnly": true, "message": {"fid": "f", "android": {"collapseKey": "k"}, "fcmOptions": {}}}"#)
         #expect(request.validateOnly)
@@ -68,8 +103,12 @@ struct FCMSendRequestTests {
         #"not json"#,
         #"{"message": {"token": "t", "notification": {"title": 1}}}"#,
         #"{"message": {"token": "t", "notification": {"sound": "x"}}}"#,
-        #"{"message": {"token": "t", "android": {"priority": "high"}}}"#,
-        #"{"message": {"token": "t", "android": {"priority": 1}}}"#,
+        #"{"message": {"token": "t", "android": {"priority": "urgent"}}}"#,
+        #"{"message": {"token": "t", "android": {"priority": 2}}}"#,
+        #"{"message": {"token": "t", "android": {"priority": true}}}"#,
+        #"{"message": {"token": "t", "android": {"data": {"from": "x"}}}}"#,
+        #"{"message": {"token": "t", "android": {"data": {"n": 1}}}}"#,
+        #"{"message": {"token": "t", "android": {"ttl": "-1s"}}}"#,
         #"{"message": {"token": "t", "android": {"ttl": "120"}}}"#,
         #"{"message": {"token": "t", "android": {"ttl": 120}}}"#,
         #"{"message": {"token": "t", "android": {"ttl": "2419201s"}}}"#,

@@ -34,6 +34,24 @@ struct FirebaseAdminInteropTests {
         }
     }
 
+    /// Before, the relay refused what firebase-admin encodes for `AndroidConfig(priority='high')`: lower case.
+    @Test func firebaseAdminsPlatformConfigsAreAccepted() async throws {
+        try await withRelay(serviceAccountKeys: [TestServiceAccount.main.registration()]) { relay in
+            let device = try await relay.register()
+            let file = try serviceAccountFile(TestServiceAccount.main, relay: relay)
+            defer { try? FileManager.default.removeItem(atPath: file) }
+
+            let sent = try await firebaseAdminSend(file, relay: relay, deviceToken: device.token, kind: "every-platform")
+            #expect((sent["name"] as? String)?.hasPrefix("projects/\(testProject)/messages/") == true, "\(sent)")
+            let delivered = try #require(try await relay.poll(device).messages.first)
+            #expect(delivered.data == ["sender": "firebase-admin", "via": "android"], "android.data overrides data")
+            #expect(delivered.priority == "high")
+            #expect(delivered.notification == ["title": "Sign in?", "body": "Approve the sign-in", "image": "https://example.com/i.png"])
+            let sentAt = try Date(delivered.sent_at, strategy: .iso8601), expiresAt = try Date(delivered.expires_at, strategy: .iso8601)
+            #expect((90...91).contains(expiresAt.timeIntervalSince(sentAt)), "android.ttl 90.5 s: \(delivered)")
+        }
+    }
+
     @Test func unregisteredKeyIsRefusedAsGoogleWould() async throws {
         try await withRelay(serviceAccountKeys: [TestServiceAccount.main.registration()]) { relay in
             let device = try await relay.register()
@@ -60,13 +78,14 @@ struct FirebaseAdminInteropTests {
     }
 
     /// Runs the script and returns its one JSON line; its stderr (pip, Python warnings) is shown when that fails.
-    private func firebaseAdminSend(_ serviceAccountFile: String, relay: TestRelay, deviceToken: String) async throws -> [String: Any] {
+    private func firebaseAdminSend(_ serviceAccountFile: String, relay: TestRelay, deviceToken: String,
+                                   kind: String = "minimal") async throws -> [String: Any] {
         let stderrPath = serviceAccountFile + ".stderr"
         guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw TestFailure("cannot create \(stderrPath)") }
         defer { try? FileManager.default.removeItem(atPath: stderrPath) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.script, serviceAccountFile, relay.baseURL, deviceToken]
+        process.arguments = [Self.script, serviceAccountFile, relay.baseURL, deviceToken, kind]
         let stdout = Pipe()
         process.standardOutput = stdout
         process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
