@@ -37,7 +37,7 @@ DEB_FILE = .build/pushagent_$(VERSION)_$(DEB_ARCH).deb
 # none for the tests' debug package (fast to build and install), xz for a release package.
 DEB_COMPRESS ?= xz
 
-.PHONY: all deps build test test-systemd demo demo-check bench soak generated install install-files deb clean
+.PHONY: all deps build test test-systemd demo demo-check bench bench-relay soak generated install install-files deb clean
 
 all: build
 
@@ -77,6 +77,12 @@ demo: build
 bench: deps
 	$(SWIFT) build -c release
 	.build/release/pushbench --bin-dir .build/release
+
+# pushrelay next to nginx/nchan (memory, and Redis with appendfsync always), same client, one table
+# (docs/benchmarks.md). Installs nginx, libnginx-mod-nchan, redis-server and wrk if missing; about 3 minutes.
+bench-relay: deps
+	$(SWIFT) build -c release --product pushrelay
+	scripts/bench-relay.sh
 
 # Thousands of pushes (ForgeRock and PlusAuth through pushsim) while pushagentd and pushrelay are SIGKILLed and a
 # fault proxy between them resets, truncates, delays and answers 5xx; fails on any lost or duplicated push or answer.

@@ -121,7 +121,7 @@ struct DeviceRoutes: Sendable {
         while ContinuousClock.now < deadline,
               await waiters.wait(ticket, until: deadline, connection: connection) == .notified {
             do {
-                let messages = try await read(deviceID: ticket.deviceID, after: after, limit: limit).messages
+                let messages = try await store.messages(deviceID: ticket.deviceID, after: after, limit: limit, now: nowMilliseconds())
                 if !messages.isEmpty { return messages }
             } catch {
                 logger.warning("long-poll ended empty: reading the device's messages failed: \(error)",

@@ -44,6 +44,11 @@ final class GroupCommit: Sendable {
         }
     }
 
+    /// A write whose caller does not wait: it joins the next shared transaction, and a failure is dropped.
+    func writeLater(_ body: @escaping @Sendable (Database) throws -> Void) {
+        submit(Job(run: { db in _ = Self.inSavepoint(db, body); return { _ in } }, fail: { _ in }))
+    }
+
     private struct SavepointNotEntered: Error {}
 
     private static func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) -> Result<T, any Error> {

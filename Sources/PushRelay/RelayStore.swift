@@ -244,23 +244,7 @@ final class RelayStore: RelayStorage {
             guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
             try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?").execute(arguments: [deviceID, after])
             let acknowledged = db.changesCount
-            let rows = try Row.fetchAll(
-                db.cachedStatement(sql: """
-                    SELECT seq, message_id, data, notification, priority, sent_at, expires_at FROM message
-                    WHERE device_id = ? AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?
-                    """),
-                arguments: [deviceID, after, now, limit])
-            let decoder = JSONDecoder()
-            let messages = try rows.map { row in
-                RelayMessage(
-                    seq: row["seq"], id: row["message_id"],
-                    data: try decoder.decode([String: String].self, from: Data((row["data"] as String).utf8)),
-                    notification: try (row["notification"] as String?).map {
-                        try decoder.decode([String: String].self, from: Data($0.utf8))
-                    },
-                    priority: MessagePriority(rawValue: row["priority"]) ?? .normal,
-                    sentAt: row["sent_at"], expiresAt: row["expires_at"])
-            }
+            let messages = try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db)
             if let last = messages.last?.seq, last > delivered {
                 try db.cachedStatement(sql: "UPDATE device SET delivered_seq = ? WHERE id = ?").execute(arguments: [last, deviceID])
             }
@@ -268,6 +252,44 @@ final class RelayStore: RelayStorage {
         }
         if result == nil { devices.forget(deviceID: deviceID) }
         return result
+    }
+
+    /// A poll woken by a send reads through a reader, not the writer: it acknowledges nothing (its first read did),
+    /// so its answer waits for no disk flush. Its delivered mark is queued for the next shared commit without
+    /// waiting: were it lost in a crash, the device's next poll would get `cursor_ahead` and start over from the
+    /// queue, which loses nothing.
+    func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage] {
+        let messages = try await pool.read { db in
+            try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db)
+        }
+        if let last = messages.last?.seq {
+            commits.writeLater { db in
+                try db.cachedStatement(sql: "UPDATE device SET delivered_seq = max(delivered_seq, ?) WHERE id = ?")
+                    .execute(arguments: [last, deviceID])
+            }
+        }
+        return messages
+    }
+
+    private static func liveMessages(deviceID: String, after: Int64, limit: Int, now: Int64, _ db: Database) throws
+        -> [RelayMessage] {
+        let rows = try Row.fetchAll(
+            db.cachedStatement(sql: """
+                SELECT seq, message_id, data, notification, priority, sent_at, expires_at FROM message
+                WHERE device_id = ? AND seq > ? AND expires_at > ? ORDER BY seq LIMIT ?
+                """),
+            arguments: [deviceID, after, now, limit])
+        let decoder = JSONDecoder()
+        return try rows.map { row in
+            RelayMessage(
+                seq: row["seq"], id: row["message_id"],
+                data: try decoder.decode([String: String].self, from: Data((row["data"] as String).utf8)),
+                notification: try (row["notification"] as String?).map {
+                    try decoder.decode([String: String].self, from: Data($0.utf8))
+                },
+                priority: MessagePriority(rawValue: row["priority"]) ?? .normal,
+                sentAt: row["sent_at"], expiresAt: row["expires_at"])
+        }
     }
 }
 

@@ -1,0 +1,185 @@
+#!/usr/bin/env bash
+# make bench-relay: pushrelay next to nginx/nchan with messages in memory, and nchan with Redis syncing every write
+# to disk (appendfsync always, like the relay's synchronous=FULL), on loopback, driven by the same client
+# (scripts/bench-relay/loadgen.c for latency and held long-polls, wrk for throughput). Prints one table.
+#
+# Environment: RELAY (binary, default .build/release/pushrelay), LATENCY_COUNT (2000), THROUGHPUT_SECONDS (8),
+# CONNECTIONS (64), HOLD (10000 waiting long-polls), DROP (2000 of them disconnect), TARGETS ("relay nchan redis").
+# Installs nginx, libnginx-mod-nchan, redis-server and wrk from Debian when missing, without starting their system
+# services; everything here runs from a temporary directory and is stopped by PID at the end.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+RELAY=${RELAY:-$ROOT/.build/release/pushrelay}
+LATENCY_COUNT=${LATENCY_COUNT:-2000}
+THROUGHPUT_SECONDS=${THROUGHPUT_SECONDS:-8}
+CONNECTIONS=${CONNECTIONS:-64}
+HOLD=${HOLD:-10000}
+DROP=${DROP:-2000}
+TARGETS=${TARGETS:-relay nchan redis}
+RELAY_PORT=18601 MEMORY_PORT=18602 REDIS_BACKED_PORT=18603 REDIS_PORT=18604
+SENDER_KEY=bench-sender-key-0123456789
+
+missing=""
+for package in nginx libnginx-mod-nchan redis-server wrk gcc; do
+    dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
+done
+if [ -n "$missing" ]; then
+    echo "installing:$missing"
+    # policy-rc.d 101: Debian's maintainer scripts must not start nginx or redis as system services.
+    policy=/usr/sbin/policy-rc.d
+    [ -e $policy ] || { printf '#!/bin/sh\nexit 101\n' > $policy; chmod +x $policy; trap 'rm -f $policy' EXIT; }
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
+    rm -f $policy
+    trap - EXIT
+fi
+[ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release first" >&2; exit 1; }
+
+WORK=$(mktemp -d /tmp/bench-relay.XXXXXX)
+PIDS=()
+stop_all() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for name in nchan redis; do [ -f "$WORK/$name.pid" ] && kill "$(cat "$WORK/$name.pid")" 2>/dev/null || true; done
+    sleep 0.5
+    rm -rf "$WORK"
+}
+trap stop_all EXIT
+ulimit -n "$(ulimit -Hn)"
+cc -O2 -o "$WORK/loadgen" "$ROOT/scripts/bench-relay/loadgen.c"
+
+redis-server --port $REDIS_PORT --bind 127.0.0.1 --dir "$WORK" --appendonly yes --appendfsync always --save "" \
+    --daemonize no --logfile "$WORK/redis.log" &
+REDIS_PID=$!
+PIDS+=($REDIS_PID)
+# One nginx per nchan variant, so that each one's CPU and memory are its own.
+start_nginx() {
+    local name=$1 port=$2 upstream=$3 storage=$4
+    sed -e "s|@DIR@|$WORK|g" -e "s|@NAME@|$name|g" -e "s|@PORT@|$port|" -e "s|@UPSTREAM@|$upstream|" \
+        -e "s|@STORAGE@|$storage|g" "$ROOT/scripts/bench-relay/nginx.conf.in" > "$WORK/$name.conf"
+    nginx -p "$WORK" -c "$WORK/$name.conf" -e "$WORK/$name-error.log"
+}
+start_nginx nchan $MEMORY_PORT "" ""
+start_nginx redis $REDIS_BACKED_PORT "upstream redis { nchan_redis_server redis://127.0.0.1:$REDIS_PORT; }" \
+    "nchan_redis_pass redis;"
+"$RELAY" --listen 127.0.0.1:$RELAY_PORT --state-dir "$WORK/relay" --sender-key bench=$SENDER_KEY \
+    > "$WORK/relay.log" 2>&1 &
+PIDS+=($!)
+RELAY_PID=$!
+for _ in $(seq 100); do
+    curl -sf http://127.0.0.1:$RELAY_PORT/healthz >/dev/null && curl -s -o /dev/null http://127.0.0.1:$MEMORY_PORT/ && break
+    sleep 0.1
+done
+
+# The processes each target's work runs in: the relay; its nginx's master and workers; and for Redis, redis too.
+server_pids() {
+    case $1 in
+    relay) echo "$RELAY_PID" ;;
+    *)
+        local master
+        master=$(cat "$WORK/$1.pid")
+        echo "$master $(pgrep -P "$master" | tr '\n' ' ')"
+        [ "$1" = nchan ] || echo "$REDIS_PID"
+        ;;
+    esac
+}
+port_of() { case $1 in relay) echo $RELAY_PORT ;; nchan) echo $MEMORY_PORT ;; redis) echo $REDIS_BACKED_PORT ;; esac; }
+cpu_ticks() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '{print $14 + $15}' /proc/"$pid"/stat))); done; echo $total; }
+rss_kib() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '/VmRSS/{print $2}' /proc/"$pid"/status))); done; echo $total; }
+fds() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(ls /proc/"$pid"/fd | wc -l))); done; echo $total; }
+TICK=$(getconf CLK_TCK)
+
+# Registers devices on the relay: "push_token device_id secret" per line.
+register_devices() {
+    python3 - "$RELAY_PORT" "$1" <<'EOF'
+import http.client, json, sys
+connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
+for _ in range(int(sys.argv[2])):
+    connection.request("POST", "/v1/devices", body=b"{}", headers={"Content-Type": "application/json"})
+    device = json.loads(connection.getresponse().read())
+    print(device["token"], device["device_id"], device["secret"])
+EOF
+}
+
+declare -A RESULT
+percentile() { sort -n | awk -v p="$1" '{v[NR]=$1} END {i=int(NR*p/100); if (i<1) i=1; printf "%.3f", v[i]/1000}'; }
+
+for target in $TARGETS; do
+    port=$(port_of "$target")
+    echo "== $target: latency ($LATENCY_COUNT messages, one at a time)" >&2
+    if [ "$target" = relay ]; then
+        read -r token device secret < <(register_devices 1)
+        "$WORK/loadgen" latency relay 127.0.0.1 "$port" "$LATENCY_COUNT" $SENDER_KEY "$token" "$device" "$secret" > "$WORK/latency"
+    else
+        "$WORK/loadgen" latency nchan 127.0.0.1 "$port" "$LATENCY_COUNT" "latency-$target" > "$WORK/latency"
+    fi
+    RESULT[$target,p50]=$(percentile 50 < "$WORK/latency")
+    RESULT[$target,p99]=$(percentile 99 < "$WORK/latency")
+
+    echo "== $target: throughput ($CONNECTIONS connections, $THROUGHPUT_SECONDS s)" >&2
+    if [ "$target" = relay ]; then
+        register_devices 200 | cut -d' ' -f1 > "$WORK/tokens"
+        script="$ROOT/scripts/bench-relay/send-relay.lua"
+    else
+        script="$ROOT/scripts/bench-relay/publish-nchan.lua"
+    fi
+    before=$(cpu_ticks "$target")
+    TOKENS_FILE=$WORK/tokens SENDER_KEY=$SENDER_KEY CHANNELS=200 \
+        wrk -t2 -c"$CONNECTIONS" -d"${THROUGHPUT_SECONDS}s" -s "$script" "http://127.0.0.1:$port" > "$WORK/wrk"
+    after=$(cpu_ticks "$target")
+    requests=$(awk '/requests in/{print $1}' "$WORK/wrk")
+    failed=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk")
+    [ -z "$failed" ] || { echo "$target: $failed of $requests sends failed" >&2; cat "$WORK/wrk" >&2; exit 1; }
+    RESULT[$target,rate]=$(awk '/Requests\/sec/{printf "%.0f", $2}' "$WORK/wrk")
+    RESULT[$target,cpu]=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$TICK" 'BEGIN{printf "%.3f", t*1000/hz/n}')
+
+    echo "== $target: $HOLD waiting long-polls, then $DROP disconnect" >&2
+    rss_before=$(rss_kib "$target")
+    if [ "$target" = relay ]; then
+        register_devices "$HOLD" | cut -d' ' -f2,3 > "$WORK/credentials"
+        rss_before=$(rss_kib "$target")
+        coproc HOLDER { "$WORK/loadgen" hold relay 127.0.0.1 "$port" "$WORK/credentials"; }
+    else
+        coproc HOLDER { "$WORK/loadgen" hold nchan 127.0.0.1 "$port" "$HOLD"; }
+    fi
+    read -r _ held <&"${HOLDER[0]}"
+    sleep 3
+    RESULT[$target,rss]=$(( $(rss_kib "$target") / 1024 ))
+    RESULT[$target,perpoll]=$(awk -v a="$(rss_kib "$target")" -v b="$rss_before" -v n="$held" 'BEGIN{printf "%.1f", (a-b)/n}')
+    before=$(cpu_ticks "$target")
+    sleep 5
+    RESULT[$target,idle]=$(awk -v t=$(( $(cpu_ticks "$target") - before )) -v hz="$TICK" 'BEGIN{printf "%.1f", t*100/hz/5}')
+    open_before=$(fds "$target")
+    start=$(date +%s.%N)
+    echo "drop $DROP" >&"${HOLDER[1]}"
+    read -r _ <&"${HOLDER[0]}"
+    released=">60"
+    for _ in $(seq 3000); do
+        if [ "$(fds "$target")" -le $((open_before - DROP + 5)) ]; then
+            released=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.2f", e-s}')
+            break
+        fi
+        sleep 0.02
+    done
+    RESULT[$target,release]=$released
+    exec {HOLDER[1]}>&-
+    wait "$HOLDER_PID" 2>/dev/null || true
+    sleep 1
+done
+
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b+0 == 0 || a ~ />/) print "–"; else printf "%.2f×", a/b }'; }
+row() {
+    local name=$1 key=$2
+    printf "| %s | %s | %s | %s | %s | %s |\n" "$name" "${RESULT[relay,$key]:-–}" "${RESULT[nchan,$key]:-–}" \
+        "${RESULT[redis,$key]:-–}" "$(ratio "${RESULT[relay,$key]:-0}" "${RESULT[nchan,$key]:-0}")" \
+        "$(ratio "${RESULT[relay,$key]:-0}" "${RESULT[redis,$key]:-0}")"
+}
+echo
+echo "| metric | pushrelay | nchan (memory) | nchan + Redis (fsync always) | pushrelay ÷ nchan | pushrelay ÷ nchan+Redis |"
+echo "|---|---|---|---|---|---|"
+row "delivery latency p50 (ms)" p50
+row "delivery latency p99 (ms)" p99
+row "throughput, durable before the 200 (messages/s)" rate
+row "server CPU per message (ms)" cpu
+row "RSS with $HOLD waiting long-polls (MiB)" rss
+row "memory per waiting long-poll (KiB)" perpoll
+row "CPU while they wait (% of a core)" idle
+row "$DROP disconnected long-polls released after (s)" release
