@@ -86,6 +86,11 @@ cpu_ticks() { local total=0; for pid in $(server_pids "$1"); do total=$((total +
 rss_kib() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '/VmRSS/{print $2}' /proc/"$pid"/status))); done; echo $total; }
 fds() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(ls /proc/"$pid"/fd | wc -l))); done; echo $total; }
 TICK=$(getconf CLK_TCK)
+# The relay's waiting polls are tasks that may outlive their connection: count them too, not only descriptors.
+polls_released() {
+    [ "$1" != relay ] && return 0
+    [ "$(curl -s http://127.0.0.1:$RELAY_PORT/metrics | awk '/^pushrelay_polls_waiting/{print $2}')" -le "$2" ]
+}
 
 # Registers devices on the relay: "push_token device_id secret" per line.
 register_devices() {
@@ -141,7 +146,12 @@ for target in $TARGETS; do
         coproc HOLDER { "$WORK/loadgen" hold nchan 127.0.0.1 "$port" "$HOLD"; }
     fi
     read -r _ held <&"${HOLDER[0]}"
-    sleep 3
+    # Until the server has taken every poll in (no CPU used for a second), at most 30 s.
+    for _ in $(seq 30); do
+        before=$(cpu_ticks "$target")
+        sleep 1
+        [ $(( $(cpu_ticks "$target") - before )) -le 1 ] && break
+    done
     RESULT[$target,rss]=$(( $(rss_kib "$target") / 1024 ))
     RESULT[$target,perpoll]=$(awk -v a="$(rss_kib "$target")" -v b="$rss_before" -v n="$held" 'BEGIN{printf "%.1f", (a-b)/n}')
     before=$(cpu_ticks "$target")
@@ -153,7 +163,7 @@ for target in $TARGETS; do
     read -r _ <&"${HOLDER[0]}"
     released=">60"
     for _ in $(seq 3000); do
-        if [ "$(fds "$target")" -le $((open_before - DROP + 5)) ]; then
+        if [ "$(fds "$target")" -le $((open_before - DROP + 5)) ] && polls_released "$target" $((held - DROP)); then
             released=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN{printf "%.2f", e-s}')
             break
         fi

@@ -137,10 +137,11 @@ struct target {
     const char *key, *token, *device_id, *secret, *channel;
 };
 
+/* Relay polls wait the longest the relay allows, 60 s, as nchan's subscriber timeout here. */
 static int poll_request(const struct target *target, char *out, size_t size, long cursor, const struct response *last) {
     if (strcmp(target->kind, "relay") == 0)
         return snprintf(out, size,
-                        "GET /v1/devices/%s/messages?after=%ld&wait=30 HTTP/1.1\r\nHost: bench\r\n"
+                        "GET /v1/devices/%s/messages?after=%ld&wait=60 HTTP/1.1\r\nHost: bench\r\n"
                         "Authorization: Bearer %s\r\n\r\n",
                         target->device_id, cursor, target->secret);
     char validators[256] = "";

@@ -7,7 +7,9 @@ import PushAgentCore
 /// paymaster, running the request's script.
 extension HyphenSim {
     /// Sends a `2fa-request` push to the agent's device (admin API).
-    func requestApproval(_ request: SimAdminAPI.HyphenPushRequest, now: Date) async throws(AdminFailure)
+    /// Untyped `throws` (it throws `AdminFailure`): typed throws on this async function crashes swift-frontend 6.3.1
+    /// at -O ("While splitting coroutine"), which broke `make bench`'s release build.
+    func requestApproval(_ request: SimAdminAPI.HyphenPushRequest, now: Date) async throws
         -> SimAdminAPI.HyphenPushResponse {
         let (status, email, newKey, lifetime) = try newApprovalRequest(request, now: now)
         let agent = status.request.destDevice

@@ -37,7 +37,8 @@ extension HyphenSim {
     }
 
     /// The sim's phone answers the agent's request (admin API); the agent hears of it by push unless `push` is false.
-    func decide(_ id: String, approve: Bool, push: Bool) async throws(AdminFailure) -> SimAdminAPI.HyphenTwoFactor {
+    /// Untyped `throws` (it throws `AdminFailure`), as `requestApproval`'s, for the same compiler crash.
+    func decide(_ id: String, approve: Bool, push: Bool) async throws -> SimAdminAPI.HyphenTwoFactor {
         guard var request = twoFactors[id], request.direction == .fromAgent else {
             throw AdminFailure(status: 404, code: "not_found", message: "no sign-in request \(id) from the agent")
         }
