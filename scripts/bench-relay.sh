@@ -25,11 +25,17 @@ for package in nginx libnginx-mod-nchan redis-server wrk gcc; do
 done
 if [ -n "$missing" ]; then
     echo "installing:$missing"
+    if [ "$(id -u)" = 0 ]; then sudo=""; else sudo=sudo; fi
     # policy-rc.d 101: Debian's maintainer scripts must not start nginx or redis as system services.
-    policy=/usr/sbin/policy-rc.d
-    [ -e $policy ] || { printf '#!/bin/sh\nexit 101\n' > $policy; chmod +x $policy; trap 'rm -f $policy' EXIT; }
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $missing >/dev/null
-    rm -f $policy
+    policy=/usr/sbin/policy-rc.d ours=""
+    if [ ! -e $policy ]; then
+        printf '#!/bin/sh\nexit 101\n' | $sudo tee $policy >/dev/null
+        $sudo chmod +x $policy
+        ours=$policy
+        trap '$sudo rm -f $ours' EXIT
+    fi
+    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
+    [ -z "$ours" ] || $sudo rm -f "$ours"
     trap - EXIT
 fi
 [ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release first" >&2; exit 1; }
