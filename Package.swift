@@ -58,8 +58,10 @@ let package = Package(
         .target(name: "SystemdSupport", dependencies: [
             "CSystemd", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
-        // What both HTTP servers (control socket, relay) guard connections with: request deadlines, the fd limit.
+        // What both HTTP servers (control socket, relay) guard connections with: request deadlines, the fd limit, and
+        // the request context that carries the connection.
         .target(name: "ConnectionGuards", dependencies: [
+            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         ], swiftSettings: swiftSettings),

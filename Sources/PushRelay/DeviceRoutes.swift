@@ -1,3 +1,4 @@
+import ConnectionGuards
 import Foundation
 import Hummingbird
 import Logging
@@ -15,7 +16,7 @@ struct DeviceRoutes: Sendable {
     let metrics: RelayMetrics
     let registrationKeyDigest: [UInt8]?
 
-    func add(to router: Router<RelayRequestContext>) {
+    func add(to router: Router<ConnectionContext>) {
         router.post("/v1/devices") { request, context in
             try await Self.answering { try await self.register(request, context) }
         }
@@ -42,7 +43,7 @@ struct DeviceRoutes: Sendable {
         var platform: String?
     }
 
-    private func register(_ request: Request, _ context: RelayRequestContext) async throws -> Response {
+    private func register(_ request: Request, _ context: ConnectionContext) async throws -> Response {
         if let registrationKeyDigest {
             guard let presented = bearerCredential(request), secretMatches(presented, digest: registrationKeyDigest) else {
                 throw DeviceAPIError.unauthorized("this relay requires its registration key as a Bearer token")
@@ -71,7 +72,7 @@ struct DeviceRoutes: Sendable {
         var next: Int64
     }
 
-    private func poll(_ request: Request, _ context: RelayRequestContext) async throws -> Response {
+    private func poll(_ request: Request, _ context: ConnectionContext) async throws -> Response {
         let query = request.uri.queryParameters
         let after = try Self.integer(query["after"], name: "after", range: 0...Int64.max, default: 0)
         let wait = try Self.integer(query["wait"], name: "wait", range: 0...Int64(Self.maxWaitSeconds), default: 0)
@@ -100,7 +101,7 @@ struct DeviceRoutes: Sendable {
         // Nothing yet: the answer waits in its body writer, which Hummingbird runs once this handler and the router's
         // frames have returned, so a waiting poll holds a shallow task stack (most of a waiting poll's memory).
         let deadline = ContinuousClock.now + .seconds(wait)
-        let connection = context.connection, logger = context.logger
+        let connection = context.channel, logger = context.logger
         var headers = HTTPFields()
         headers[.contentType] = "application/json"
         return Response(status: .ok, headers: headers, body: ResponseBody { writer in
@@ -139,7 +140,7 @@ struct DeviceRoutes: Sendable {
         return result
     }
 
-    private func delete(_ request: Request, _ context: RelayRequestContext) async throws -> Response {
+    private func delete(_ request: Request, _ context: ConnectionContext) async throws -> Response {
         let device = try await authorizedDevice(request, context)
         if try await store.deleteDevice(id: device.id) {
             waiters.dismiss(deviceID: device.id)
@@ -149,7 +150,7 @@ struct DeviceRoutes: Sendable {
     }
 
     /// Unknown device → 404 before any credential check: that is the agent's cue to register again.
-    private func authorizedDevice(_ request: Request, _ context: RelayRequestContext) async throws -> StoredDevice {
+    private func authorizedDevice(_ request: Request, _ context: ConnectionContext) async throws -> StoredDevice {
         let id = context.parameters.get("device_id") ?? ""
         guard let device = try await store.device(id: id) else {
             throw DeviceAPIError.notFound("device \(id) is not registered")

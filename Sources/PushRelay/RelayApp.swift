@@ -24,7 +24,7 @@ public func makeRelayServices(
         logger.warning("anyone who can reach \(config.listen) may register devices: set registration_key (--registration-key) unless a proxy in front restricts POST /v1/devices")
     }
     let waiters = PollWaiters()
-    let router = Router(context: RelayRequestContext.self)
+    let router = Router(context: ConnectionContext.self)
 
     DeviceRoutes(
         store: store, waiters: waiters, metrics: metrics,

@@ -1,3 +1,4 @@
+import ConnectionGuards
 import Foundation
 import Hummingbird
 import Logging
@@ -20,7 +21,7 @@ struct SendRoutes: Sendable {
     let metrics: RelayMetrics
     let senderKeys: [KeyDigest]
 
-    func add(to router: Router<RelayRequestContext>) {
+    func add(to router: Router<ConnectionContext>) {
         router.post("/v1/projects/:project/messages:send") { request, context in
             do {
                 return try await self.send(request, context)
@@ -34,7 +35,7 @@ struct SendRoutes: Sendable {
         var name: String
     }
 
-    private func send(_ request: Request, _ context: RelayRequestContext) async throws -> Response {
+    private func send(_ request: Request, _ context: ConnectionContext) async throws -> Response {
         let project = context.parameters.get("project") ?? ""
         try await authorize(request, project: project)
         let body: Data

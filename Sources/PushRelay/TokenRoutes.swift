@@ -1,3 +1,4 @@
+import ConnectionGuards
 import Foundation
 import Hummingbird
 import Logging
@@ -16,7 +17,7 @@ struct TokenRoutes: Sendable {
     let metrics: RelayMetrics
     let verifier: AssertionVerifier
 
-    func add(to router: Router<RelayRequestContext>) {
+    func add(to router: Router<ConnectionContext>) {
         router.post("/token") { request, context in
             do {
                 return try await self.token(request, context)
@@ -37,7 +38,7 @@ struct TokenRoutes: Sendable {
         }
     }
 
-    private func token(_ request: Request, _ context: RelayRequestContext) async throws -> Response {
+    private func token(_ request: Request, _ context: ConnectionContext) async throws -> Response {
         if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             throw OAuthError.invalidRequest("the body must be application/x-www-form-urlencoded, not \(type)")
         }

@@ -19,6 +19,19 @@ struct IngestRecoveryTests {
         try #require(try await cluster.client.status().pushToken)
     }
 
+    /// Restarts the daemon after each crash on the poisoned push, until the push behind it (message `behind`) arrives.
+    func sitOutCrashes(_ cluster: Cluster, environment: [String: String], until behind: String) async throws {
+        for attempt in 1...PushIngestLimits.maximumAttempts {
+            let exit = try #require(try await cluster.daemon?.waitForExit(timeout: .seconds(20)))
+            #expect(exit.signaled && exit.status == SIGKILL, "attempt \(attempt) crashed")
+            // It may die again before its socket answers: the next round's wait sees that exit.
+            try? await cluster.startDaemon(extraEnvironment: environment, waitForRelay: false)
+        }
+        try await eventually("the push behind the poison arrives", timeout: .seconds(20)) {
+            try await cluster.client.approvals(state: .pending).contains { $0.message == behind }
+        }
+    }
+
     /// Before: the push was never committed, so every restart received it again and died; no push arrived again.
     @Test func aPushThatCrashesTheDaemonIsDroppedAfterThreeAttempts() async throws {
         try await Cluster.run { cluster in
@@ -29,15 +42,7 @@ struct IngestRecoveryTests {
             try await sender(cluster).send(token: try await pushToken(cluster), data: ["pushagent-test:crash": "1"])
             _ = try await sim.push(message: "behind the poison")
 
-            for attempt in 1...PushIngestLimits.maximumAttempts {
-                let exit = try #require(try await cluster.daemon?.waitForExit(timeout: .seconds(20)))
-                #expect(exit.signaled && exit.status == SIGKILL, "attempt \(attempt) crashed")
-                // It may die again before its socket answers: the next round's wait sees that exit.
-                try? await cluster.startDaemon(extraEnvironment: crashing, waitForRelay: false)
-            }
-            try await eventually("the push behind the poison arrives", timeout: .seconds(20)) {
-                try await cluster.client.approvals(state: .pending).contains { $0.message == "behind the poison" }
-            }
+            try await sitOutCrashes(cluster, environment: crashing, until: "behind the poison")
             #expect(cluster.daemon?.isRunning == true, "the attempt after the last crash dropped it")
             let dropped = try await cluster.client.history().compactMap(\.rejectedPush).filter { $0.reason == .unprocessable }
             #expect(dropped.count == 1)
@@ -63,14 +68,7 @@ struct IngestRecoveryTests {
 
             let crashing = ["PUSHAGENT_TEST_FAULT": "crash-on-marked-push"]
             try? await cluster.startDaemon(extraEnvironment: crashing, waitForRelay: false)
-            for attempt in 1...PushIngestLimits.maximumAttempts {
-                let exit = try #require(try await cluster.daemon?.waitForExit(timeout: .seconds(20)))
-                #expect(exit.signaled && exit.status == SIGKILL, "attempt \(attempt) crashed")
-                try? await cluster.startDaemon(extraEnvironment: crashing, waitForRelay: false)
-            }
-            try await eventually("the push behind the poison arrives", timeout: .seconds(20)) {
-                try await cluster.client.approvals(state: .pending).contains { $0.message == "behind" }
-            }
+            try await sitOutCrashes(cluster, environment: crashing, until: "behind")
             let arrived = try await cluster.client.approvals().map(\.message).sorted()
             #expect(arrived == ["ahead 1", "ahead 2", "behind"])
             let dropped = try await cluster.client.history().compactMap(\.rejectedPush).filter { $0.reason == .unprocessable }

@@ -1,18 +1,13 @@
+import ConnectionGuards
 import Foundation
 import Hummingbird
 import NIOCore
 import PushAgentStore
 
 /// The request context of the control socket: it keeps the connection so each request can ask who is calling.
-struct PeerContext: RequestContext {
-    var coreContext: CoreRequestContextStorage
-    let channel: any Channel
+typealias PeerContext = ConnectionContext
 
-    init(source: ApplicationRequestContextSource) {
-        coreContext = .init(source: source)
-        channel = source.channel
-    }
-
+extension ConnectionContext {
     /// The caller from SO_PEERCRED; the kernel vouches for it, so it cannot be forged by the client.
     func peer() async throws -> Peer {
         guard let provider = channel as? any SocketOptionProvider else {
