@@ -1,0 +1,69 @@
+import Foundation
+import GRDB
+@testable import PushRelay
+import Synchronization
+import Testing
+
+struct GroupCommitTests {
+    private struct Refused: Error {}
+
+    private func withPool(_ body: (DatabasePool) async throws -> Void) async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("group-commit-\(UUID()).sqlite").path
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+        let pool = try DatabasePool(path: path)
+        try await pool.write { try $0.execute(sql: "CREATE TABLE row (n INTEGER NOT NULL)") }
+        try await body(pool)
+    }
+
+    @Test func concurrentWritesShareTransactionsAndAllCommit() async throws {
+        try await withPool { pool in
+            let transactions = Atomic<Int>(0)
+            let commits = GroupCommit(writer: pool) { _ in transactions.add(1, ordering: .relaxed) }
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<500 {
+                    group.addTask { try await commits.write { try $0.execute(sql: "INSERT INTO row VALUES (?)", arguments: [n]) } }
+                }
+                try await group.waitForAll()
+            }
+            #expect(try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(DISTINCT n) FROM row") } == 500)
+            let shared = transactions.load(ordering: .relaxed)
+            #expect(shared < 500, "500 writes in \(shared) transactions")
+        }
+    }
+
+    @Test func aWriteThatThrowsUndoesOnlyItself() async throws {
+        try await withPool { pool in
+            let commits = GroupCommit(writer: pool)
+            let outcomes = try await withThrowingTaskGroup(of: Bool.self) { group in
+                for n in 0..<100 {
+                    group.addTask {
+                        do {
+                            try await commits.write { db in
+                                try db.execute(sql: "INSERT INTO row VALUES (?)", arguments: [n])
+                                if n % 2 == 1 { throw Refused() }
+                            }
+                            return true
+                        } catch is Refused {
+                            return false
+                        }
+                    }
+                }
+                return try await group.reduce(into: [Bool]()) { $0.append($1) }
+            }
+            #expect(outcomes.filter { $0 }.count == 50)
+            let stored = try await pool.read { try Int.fetchAll($0, sql: "SELECT n FROM row ORDER BY n") }
+            #expect(stored == Array(stride(from: 0, to: 100, by: 2)), "the odd ones' inserts were rolled back")
+        }
+    }
+
+    @Test func aFailedTransactionFailsEveryWriteInIt() async throws {
+        try await withPool { pool in
+            let commits = GroupCommit(writer: pool) { _ in throw Refused() }
+            await #expect(throws: Refused.self) {
+                try await commits.write { try $0.execute(sql: "INSERT INTO row VALUES (1)") }
+            }
+            let stored = try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM row") }
+            #expect(stored == 0)
+        }
+    }
+}
