@@ -41,9 +41,11 @@ DEB_COMPRESS ?= xz
 
 all: build
 
-# Installs the system packages the build and the tests need (Debian/Ubuntu), only those missing.
+# Installs the system packages the build and the tests need (Debian/Ubuntu), only those missing (a package removed
+# but not purged counts as missing: `dpkg -s` would still succeed for it).
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do dpkg -s $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	@missing=""; for p in $(APT_PACKAGES); do \
+		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \

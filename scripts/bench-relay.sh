@@ -21,7 +21,8 @@ SENDER_KEY=bench-sender-key-0123456789
 
 missing=""
 for package in nginx libnginx-mod-nchan redis-server wrk gcc; do
-    dpkg -s "$package" >/dev/null 2>&1 || missing="$missing $package"
+    # Installed, not merely known to dpkg: a removed package keeps its configuration and `dpkg -s` still succeeds.
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing="$missing $package"
 done
 if [ -n "$missing" ]; then
     echo "installing:$missing"
@@ -44,8 +45,7 @@ WORK=$(mktemp -d /tmp/bench-relay.XXXXXX)
 PIDS=()
 stop_all() {
     for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for name in nchan redis; do [ -f "$WORK/$name.pid" ] && kill "$(cat "$WORK/$name.pid")" 2>/dev/null || true; done
-    sleep 0.5
+    wait 2>/dev/null || true
     rm -rf "$WORK"
 }
 trap stop_all EXIT
@@ -61,7 +61,9 @@ start_nginx() {
     local name=$1 port=$2 upstream=$3 storage=$4
     sed -e "s|@DIR@|$WORK|g" -e "s|@NAME@|$name|g" -e "s|@PORT@|$port|" -e "s|@UPSTREAM@|$upstream|" \
         -e "s|@STORAGE@|$storage|g" "$ROOT/scripts/bench-relay/nginx.conf.in" > "$WORK/$name.conf"
-    nginx -p "$WORK" -c "$WORK/$name.conf" -e "$WORK/$name-error.log"
+    nginx -p "$WORK" -c "$WORK/$name.conf" -e "$WORK/$name-error.log" &
+    PIDS+=($!)
+    for _ in $(seq 100); do [ -s "$WORK/$name.pid" ] && break; sleep 0.05; done
 }
 start_nginx nchan $MEMORY_PORT "" ""
 start_nginx redis $REDIS_BACKED_PORT "upstream redis { nchan_redis_server redis://127.0.0.1:$REDIS_PORT; }" \
