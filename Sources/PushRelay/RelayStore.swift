@@ -81,6 +81,7 @@ final class RelayStore: RelayStorage {
     let maximumQueuedPerDevice: Int
     private let commits: GroupCommit
     private let devices = DeviceCache()
+    private let queueBounds = QueueBounds()
 
     /// - Parameter onExpired: told how many messages each sweep dropped because their TTL passed.
     init(
@@ -191,6 +192,7 @@ final class RelayStore: RelayStorage {
     /// The foreign key's cascade drops the device's messages.
     func deleteDevice(id: String) async throws -> Bool {
         devices.forget(deviceID: id)
+        queueBounds.forget(deviceID: id)
         return try await pool.write { db in
             try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id])
             return db.changesCount > 0
@@ -204,7 +206,7 @@ final class RelayStore: RelayStorage {
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
         let data = try String(decoding: JSONEncoder().encode(outgoing.data), as: UTF8.self)
         let notification = try outgoing.notification.map { try String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
-        let maximumQueued = maximumQueuedPerDevice
+        let maximumQueued = maximumQueuedPerDevice, queueBounds = queueBounds
         let result = try await commits.write { db -> EnqueueResult? in
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM device WHERE id = ?"), arguments: [deviceID]) != nil else {
                 return nil
@@ -215,9 +217,11 @@ final class RelayStore: RelayStorage {
                     .execute(arguments: [deviceID, key])
                 collapsed = db.changesCount
             }
-            let queued = try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT COUNT(*) FROM message WHERE device_id = ?"), arguments: [deviceID]) ?? 0
-            guard queued < maximumQueued else { throw DeviceQueueFull(limit: maximumQueued) }
+            let hasRoom = try queueBounds.admits(deviceID: deviceID, limit: maximumQueued) {
+                try Int.fetchOne(db.cachedStatement(sql: "SELECT COUNT(*) FROM message WHERE device_id = ?"),
+                                 arguments: [deviceID]) ?? 0
+            }
+            guard hasRoom else { throw DeviceQueueFull(limit: maximumQueued) }
             var message = RelayMessage(
                 seq: 0, id: Identifiers.messageID(), data: outgoing.data, notification: outgoing.notification,
                 priority: outgoing.priority, sentAt: now, expiresAt: now + outgoing.ttlMilliseconds)
@@ -228,6 +232,7 @@ final class RelayStore: RelayStorage {
                 arguments: [deviceID, message.id, data, notification, message.priority.rawValue, outgoing.collapseKey,
                             message.sentAt, message.expiresAt])
             message.seq = db.lastInsertedRowID
+            queueBounds.inserted(deviceID: deviceID)
             return EnqueueResult(message: message, collapsed: collapsed)
         }
         if result == nil { devices.forget(deviceID: deviceID) }
