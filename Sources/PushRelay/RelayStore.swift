@@ -251,7 +251,7 @@ final class RelayStore: RelayStorage {
             let acknowledged = db.changesCount
             let messages = try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db)
             if let last = messages.last?.seq, last > delivered {
-                try db.cachedStatement(sql: "UPDATE device SET delivered_seq = ? WHERE id = ?").execute(arguments: [last, deviceID])
+                try Self.markDelivered(upTo: last, deviceID: deviceID, db)
             }
             return PollResult(messages: messages, acknowledged: acknowledged)
         }
@@ -268,12 +268,15 @@ final class RelayStore: RelayStorage {
             try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db)
         }
         if let last = messages.last?.seq {
-            commits.writeLater { db in
-                try db.cachedStatement(sql: "UPDATE device SET delivered_seq = max(delivered_seq, ?) WHERE id = ?")
-                    .execute(arguments: [last, deviceID])
-            }
+            commits.writeLater { db in try Self.markDelivered(upTo: last, deviceID: deviceID, db) }
         }
         return messages
+    }
+
+    /// Never lowers the mark: a poll's queued mark may land after a later poll's.
+    private static func markDelivered(upTo seq: Int64, deviceID: String, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE device SET delivered_seq = max(delivered_seq, ?) WHERE id = ?")
+            .execute(arguments: [seq, deviceID])
     }
 
     private static func liveMessages(deviceID: String, after: Int64, limit: Int, now: Int64, _ db: Database) throws
