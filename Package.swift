@@ -31,6 +31,8 @@ let package = Package(
         .package(url: "https://github.com/LebJe/TOMLKit.git", from: "0.6.0"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
+        // The relay's shared storage for several instances (docs/relay.md, "PostgreSQL: several instances").
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
     ],
     targets: [
         // C bindings
@@ -93,6 +95,7 @@ let package = Package(
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "PostgresNIO", package: "postgres-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),
@@ -173,7 +176,8 @@ let package = Package(
             "ClusterHarness", "CurlHTTP", "HTTPTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushRelayTests", dependencies: [
-            "PushRelay", "CurlHTTP", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "GRDB", package: "GRDB.swift"),
+            // ClusterHarness: the private PostgreSQL the relay's tests run on besides SQLite.
+            "PushRelay", "CurlHTTP", "ClusterHarness", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ], swiftSettings: swiftSettings),

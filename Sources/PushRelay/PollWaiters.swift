@@ -109,6 +109,21 @@ final class PollWaiters: Sendable {
         }
     }
 
+    /// Wakes every poll, each to read its device's messages again: for when sends may have gone unannounced (another
+    /// instance's, while the wake-up channel was down).
+    func notifyAll() {
+        let woken = state.withLock { state in
+            for deviceID in state.slots.keys where state.slots[deviceID]?.continuation == nil {
+                state.slots[deviceID]?.notifiedBeforeWait = true
+            }
+            return Array(state.slots.keys).compactMap { Self.takeContinuation(deviceID: $0, from: &state) }
+        }
+        for (continuation, timer) in woken {
+            timer?.cancel()
+            continuation.resume(returning: .notified)
+        }
+    }
+
     /// Ends a poll in progress, e.g. because its device was deleted.
     func dismiss(deviceID: String) {
         state.withLock { $0.slots.removeValue(forKey: deviceID) }.map { Self.finish($0, .superseded) }

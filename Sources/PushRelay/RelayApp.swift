@@ -13,9 +13,8 @@ public func makeRelayServices(
     onListening: @escaping @Sendable (ListenAddress) async -> Void = { _ in }
 ) async throws -> [any Service] {
     let metrics = RelayMetrics()
-    let store = try RelayStore(
-        directory: config.stateDirectory, maximumQueuedPerDevice: config.maximumQueuedPerDevice,
-        onExpired: { metrics.add(.expired, $0) })
+    let waiters = PollWaiters()
+    let (store, storeServices) = try await openStorage(config, metrics: metrics, waiters: waiters, logger: logger)
     let revoked = try await store.revokeAccessTokens(except: config.serviceAccountKeys.map { ($0.keyID, $0.project) })
     if revoked > 0 {
         logger.notice("revoked \(revoked) access token(s) issued under service-account keys no longer configured")
@@ -23,7 +22,6 @@ public func makeRelayServices(
     if config.registrationKey == nil, !["127.0.0.1", "::1", "localhost"].contains(config.listen.host) {
         logger.warning("anyone who can reach \(config.listen) may register devices: set registration_key (--registration-key) unless a proxy in front restricts POST /v1/devices")
     }
-    let waiters = PollWaiters()
     let router = Router(context: ConnectionContext.self)
 
     DeviceRoutes(
@@ -32,7 +30,8 @@ public func makeRelayServices(
     ).add(to: router)
     SendRoutes(
         store: store, waiters: waiters, metrics: metrics,
-        senderKeys: config.senderKeys.map { .init(project: $0.project, digest: secretDigest($0.key)) }
+        senderKeys: config.senderKeys.map { .init(project: $0.project, digest: secretDigest($0.key)) },
+        pollsMayWaitElsewhere: !storeServices.isEmpty
     ).add(to: router)
     TokenRoutes(
         store: store, metrics: metrics,
@@ -59,6 +58,8 @@ public func makeRelayServices(
                 RequestDeadlineHandler(timeout: requestTimeout, tracker: slots, abandonsAnswerOnClientClose: true),
             ])),
         configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "pushrelay"),
+        // Started before the server and stopped after it.
+        services: storeServices,
         onServerRunning: { channel in
             await onListening(ListenAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port))
         },
@@ -74,5 +75,20 @@ private struct PollShutdown: Service {
     func run() async throws {
         try? await gracefulShutdown()
         waiters.shutdown()
+    }
+}
+
+/// The configured store, and what has to run beside the server for it (nothing for SQLite).
+private func openStorage(
+    _ config: RelayConfig, metrics: RelayMetrics, waiters: PollWaiters, logger: Logger
+) async throws -> (any RelayStorage, [any Service]) {
+    let onExpired: @Sendable (Int) -> Void = { metrics.add(.expired, $0) }
+    switch config.database {
+    case .sqlite(let directory):
+        return (try RelayStore(directory: directory, maximumQueuedPerDevice: config.maximumQueuedPerDevice, onExpired: onExpired), [])
+    case .postgres(let settings):
+        let store = try await PostgresRelayStore.open(settings, maximumQueuedPerDevice: config.maximumQueuedPerDevice, logger: logger)
+        logger.info("state in \(settings), shared with every relay instance on it")
+        return (store, [PostgresRelayService(store: store, waiters: waiters, onExpired: onExpired, logger: logger)])
     }
 }

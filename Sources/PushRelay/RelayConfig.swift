@@ -67,8 +67,8 @@ public struct RelayConfig: Sendable {
     public static let defaultConfigPath = "/etc/pushagent/pushrelay.toml"
 
     public var listen: ListenAddress
-    /// Holds `relay.sqlite`; created 0700 if missing.
-    public var stateDirectory: String
+    /// SQLite in a state directory (created 0700 if missing), or PostgreSQL shared by several instances.
+    public var database: RelayDatabase
     public var senderKeys: [SenderKey]
     /// When set, `POST /v1/devices` requires it as a Bearer token.
     public var registrationKey: String?
@@ -89,12 +89,12 @@ public struct RelayConfig: Sendable {
 
     public static let defaultRequestTimeoutSeconds: Double = 30
 
-    public init(listen: ListenAddress, stateDirectory: String, senderKeys: [SenderKey] = [], registrationKey: String? = nil,
+    public init(listen: ListenAddress, database: RelayDatabase, senderKeys: [SenderKey] = [], registrationKey: String? = nil,
                 serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil,
                 maximumQueuedPerDevice: Int = defaultMaximumQueuedPerDevice, maxConnections: Int? = nil,
                 requestTimeoutSeconds: Double = defaultRequestTimeoutSeconds) {
         self.listen = listen
-        self.stateDirectory = stateDirectory
+        self.database = database
         self.senderKeys = senderKeys
         self.registrationKey = registrationKey
         self.serviceAccountKeys = serviceAccountKeys
@@ -108,16 +108,27 @@ public struct RelayConfig: Sendable {
     /// a flag takes only the flags' entries, other projects keep the file's. Service-account keys are read and
     /// checked here, so a bad one stops the relay before it listens; a relative path in the file is taken from
     /// the file's directory.
+    ///
+    /// The database is `--database` (or `--state-dir`, the same as `--database sqlite:DIR`), else the file's
+    /// `database` (or `state_dir`). A password may be in the file's URL but not in a flag's, which every local user
+    /// can read; a password file (flag or file) or the systemd credential wins over either.
     public static func resolve(
-        listen: ListenAddress?, stateDirectory: String?, senderKeys: [SenderKey], registrationKey: String?,
-        serviceAccounts: [ServiceAccountKeyFile] = [], publicURL: String? = nil,
-        file: RelayFileConfig?, fileName: String
+        listen: ListenAddress?, stateDirectory: String?, database: RelayDatabaseSetting? = nil, senderKeys: [SenderKey],
+        registrationKey: String?, serviceAccounts: [ServiceAccountKeyFile] = [], publicURL: String? = nil,
+        file: RelayFileConfig?, fileName: String, environment: [String: String] = ProcessInfo.processInfo.environment
     ) throws(RelayConfigError) -> RelayConfig {
         guard let listen = listen ?? file?.listen else {
             throw RelayConfigError("missing --listen HOST:PORT (or `listen` in \(fileName))")
         }
-        guard let stateDirectory = stateDirectory ?? file?.stateDirectory else {
-            throw RelayConfigError("missing --state-dir DIR (or `state_dir` in \(fileName))")
+        let resolvedDatabase: RelayDatabase
+        if let setting = database ?? stateDirectory.map({ RelayDatabaseSetting(url: "sqlite:" + $0) }) {
+            var setting = setting
+            setting.passwordFile = setting.passwordFile ?? file?.database?.passwordFile
+            resolvedDatabase = try setting.resolve(origin: "--database", passwordInURLAllowed: false, environment: environment)
+        } else if let setting = file?.database ?? file?.stateDirectory.map({ RelayDatabaseSetting(url: "sqlite:" + $0) }) {
+            resolvedDatabase = try setting.resolve(origin: "`database` in \(fileName)", passwordInURLAllowed: true, environment: environment)
+        } else {
+            throw RelayConfigError("missing --state-dir DIR or --database URL (or `state_dir` or `database` in \(fileName))")
         }
         var keys: [ServiceAccountKey] = []
         for account in keptFromFile(file?.serviceAccounts ?? [], overriddenBy: serviceAccounts, project: \.project) {
@@ -129,7 +140,7 @@ public struct RelayConfig: Sendable {
             keys.append(try ServiceAccountKey.load(account, origin: "--service-account \(account.project)"))
         }
         return RelayConfig(
-            listen: listen, stateDirectory: stateDirectory,
+            listen: listen, database: resolvedDatabase,
             senderKeys: keptFromFile(file?.senderKeys ?? [], overriddenBy: senderKeys, project: \.project) + senderKeys,
             registrationKey: registrationKey ?? file?.registrationKey, serviceAccountKeys: keys,
             publicURL: publicURL ?? file?.publicURL, maxConnections: file?.maxConnections,

@@ -1,12 +1,13 @@
 import TOMLKit
 
-/// The TOML config file: `listen`, `state_dir`, `registration_key`, `public_url`, `max_connections`,
-/// `request_timeout_seconds`, `[sender_keys] project = "key"`
+/// The TOML config file: `listen`, `state_dir` or `database` (a URL, or `[database] url = …, password_file = …`),
+/// `registration_key`, `public_url`, `max_connections`, `request_timeout_seconds`, `[sender_keys] project = "key"`
 /// and `[service_accounts] project = "key.pub.pem"` (each also a list, for rotation). Unknown keys are errors so
 /// that typos do not pass silently.
 public struct RelayFileConfig: Sendable, Equatable {
     public var listen: ListenAddress?
     public var stateDirectory: String?
+    public var database: RelayDatabaseSetting?
     public var registrationKey: String?
     public var senderKeys: [SenderKey] = []
     public var serviceAccounts: [ServiceAccountKeyFile] = []
@@ -45,6 +46,8 @@ public struct RelayFileConfig: Sendable, Equatable {
                 config.listen = address
             case "state_dir":
                 config.stateDirectory = try nonEmptyString(value, key: key, fileName: fileName)
+            case "database":
+                config.database = try databaseSetting(value, fileName: fileName)
             case "registration_key":
                 config.registrationKey = try nonEmptyString(value, key: key, fileName: fileName)
             case "public_url":
@@ -72,7 +75,28 @@ public struct RelayFileConfig: Sendable, Equatable {
                 throw RelayConfigError("\(fileName): unknown key `\(key)`")
             }
         }
+        if config.stateDirectory != nil, config.database != nil {
+            throw RelayConfigError("\(fileName): `state_dir` and `database` both name the relay's state: keep one (`state_dir = \"DIR\"` is `database = \"sqlite:DIR\"`)")
+        }
         return config
+    }
+
+    /// `database = "URL"`, or `[database]` with `url` and `password_file`.
+    private static func databaseSetting(_ value: (any TOMLValueConvertible)?, fileName: String) throws(RelayConfigError) -> RelayDatabaseSetting {
+        if value?.string != nil { return RelayDatabaseSetting(url: try nonEmptyString(value, key: "database", fileName: fileName)) }
+        guard let table = value?.table else {
+            throw RelayConfigError("\(fileName): `database` must be a URL string or a table with `url` and `password_file`")
+        }
+        var setting = RelayDatabaseSetting(url: "")
+        for key in table.keys {
+            switch key {
+            case "url": setting.url = try nonEmptyString(table[key], key: "database.url", fileName: fileName)
+            case "password_file": setting.passwordFile = try nonEmptyString(table[key], key: "database.password_file", fileName: fileName)
+            default: throw RelayConfigError("\(fileName): unknown key `database.\(key)` (known: url, password_file)")
+            }
+        }
+        guard !setting.url.isEmpty else { throw RelayConfigError("\(fileName): `[database]` needs `url`") }
+        return setting
     }
 
     private static func nonEmptyString(_ value: (any TOMLValueConvertible)?, key: String, fileName: String) throws(RelayConfigError) -> String {

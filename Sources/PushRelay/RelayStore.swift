@@ -204,8 +204,7 @@ final class RelayStore: RelayStorage {
     }
 
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
-        let data = try String(decoding: JSONEncoder().encode(outgoing.data), as: UTF8.self)
-        let notification = try outgoing.notification.map { try String(decoding: JSONEncoder().encode($0), as: UTF8.self) }
+        let (data, notification) = try outgoing.encodedPayload()
         let maximumQueued = maximumQueuedPerDevice, queueBounds = queueBounds
         let result = try await commits.write { db -> EnqueueResult? in
             guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM device WHERE id = ?"), arguments: [deviceID]) != nil else {
@@ -289,14 +288,9 @@ final class RelayStore: RelayStorage {
             arguments: [deviceID, after, now, limit])
         let decoder = JSONDecoder()
         return try rows.map { row in
-            RelayMessage(
-                seq: row["seq"], id: row["message_id"],
-                data: try decoder.decode([String: String].self, from: Data((row["data"] as String).utf8)),
-                notification: try (row["notification"] as String?).map {
-                    try decoder.decode([String: String].self, from: Data($0.utf8))
-                },
-                priority: MessagePriority(rawValue: row["priority"]) ?? .normal,
-                sentAt: row["sent_at"], expiresAt: row["expires_at"])
+            try RelayMessage(
+                seq: row["seq"], id: row["message_id"], data: row["data"], notification: row["notification"],
+                priority: row["priority"], sentAt: row["sent_at"], expiresAt: row["expires_at"], decoder: decoder)
         }
     }
 }

@@ -20,6 +20,9 @@ struct SendRoutes: Sendable {
     let waiters: PollWaiters
     let metrics: RelayMetrics
     let senderKeys: [KeyDigest]
+    /// Several instances share the store: the device's poll may wait on another one, which this one cannot see, so a
+    /// `ttl: "0s"` message always gets the delivery window.
+    let pollsMayWaitElsewhere: Bool
 
     func add(to router: Router<ConnectionContext>) {
         router.post("/v1/projects/:project/messages:send") { request, context in
@@ -49,7 +52,7 @@ struct SendRoutes: Sendable {
 
         var outgoing = send.message
         if outgoing.ttlMilliseconds == 0 {
-            guard waiters.hasPoll(deviceID: deviceID) else {
+            guard pollsMayWaitElsewhere || waiters.hasPoll(deviceID: deviceID) else {
                 metrics.add(.expired)
                 context.logger.info("ttl 0 message dropped: device not polling", metadata: ["device_id": "\(deviceID)"])
                 return try jsonResponse(.ok, SendResponse(name: "projects/\(project)/messages/\(Identifiers.messageID())"))

@@ -14,6 +14,16 @@ struct PushRelayCommand: ParsableCommand {
     @Option(name: .customLong("state-dir"), help: ArgumentHelp("Directory for relay.sqlite (created 0700).", valueName: "dir"))
     var stateDir: String?
 
+    @Option(help: ArgumentHelp(
+        "Where the state is: sqlite:DIR (the same as --state-dir DIR), or postgres://USER@HOST[:PORT]/DB[?sslmode=…] shared by several relay instances; no password here.",
+        valueName: "url"))
+    var database: String?
+
+    @Option(name: .customLong("database-password-file"), help: ArgumentHelp(
+        "File holding the PostgreSQL password (else $CREDENTIALS_DIRECTORY/\(RelayDatabaseSetting.credentialName), or password_file in the config).",
+        valueName: "file"))
+    var databasePasswordFile: String?
+
     @Option(name: .customLong("sender-key"), help: ArgumentHelp("Sender API key for a project; repeatable.", valueName: "project=key"))
     var senderKeys: [String] = []
 
@@ -38,6 +48,10 @@ struct PushRelayCommand: ParsableCommand {
             throw ValidationError("--listen: expected HOST:PORT (port 0-65535, IPv6 in brackets), got '\(listen)'")
         }
         if let stateDir, stateDir.isEmpty { throw ValidationError("--state-dir: must not be empty") }
+        if stateDir != nil, database != nil {
+            throw ValidationError("--state-dir and --database both name the relay's state: give one (--state-dir DIR is --database sqlite:DIR)")
+        }
+        if databasePasswordFile == "" { throw ValidationError("--database-password-file: must not be empty") }
         for key in senderKeys where SenderKey(parsing: key) == nil {
             throw ValidationError("--sender-key: expected PROJECT=KEY with both parts non-empty, got '\(key)'")
         }
@@ -64,11 +78,18 @@ struct PushRelayCommand: ParsableCommand {
             // start in (/ for a service) is no place for its state.
             let fileDirectory = (fileName as NSString).deletingLastPathComponent
             parsed.stateDirectory = parsed.stateDirectory.map { absolute($0, relativeTo: fileDirectory) }
+            parsed.database = parsed.database.map { absolute($0, relativeTo: fileDirectory) }
+            if let databasePasswordFile {
+                parsed.database?.passwordFile = absolute(databasePasswordFile, relativeTo: workingDirectory)
+            }
             file = parsed
         }
         return try RelayConfig.resolve(
             listen: listen.flatMap(ListenAddress.init(parsing:)),
             stateDirectory: stateDir.map { absolute($0, relativeTo: workingDirectory) },
+            database: database.map {
+                absolute(RelayDatabaseSetting(url: $0, passwordFile: databasePasswordFile), relativeTo: workingDirectory)
+            },
             senderKeys: senderKeys.compactMap(SenderKey.init(parsing:)), registrationKey: registrationKey,
             serviceAccounts: serviceAccounts.compactMap(ServiceAccountKeyFile.init(parsing:)), publicURL: publicURL,
             file: file, fileName: fileName)
@@ -78,6 +99,16 @@ struct PushRelayCommand: ParsableCommand {
 /// `path` made absolute: logs and errors then name the real place.
 private func absolute(_ path: String, relativeTo directory: String) -> String {
     URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
+}
+
+/// A `sqlite:` directory and the password file made absolute, like `--state-dir`.
+private func absolute(_ setting: RelayDatabaseSetting, relativeTo directory: String) -> RelayDatabaseSetting {
+    var setting = setting
+    if setting.url.hasPrefix("sqlite:"), case let path = String(setting.url.dropFirst("sqlite:".count)), !path.isEmpty {
+        setting.url = "sqlite:" + absolute(path, relativeTo: directory)
+    }
+    setting.passwordFile = setting.passwordFile.map { absolute($0, relativeTo: directory) }
+    return setting
 }
 
 func fail(_ message: String, exitCode: Int32) -> Never {

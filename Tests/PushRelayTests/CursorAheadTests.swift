@@ -4,10 +4,10 @@ import Testing
 
 /// Issue 12: a poll acknowledging a sequence number the relay never gave out (its state restored from an older
 /// backup, or the device fed a forged reply) deletes nothing and says so, so the device can start over.
-@Suite("Cursor ahead of the relay")
+@Suite("Cursor ahead of the relay", .postgres)
 struct CursorAheadTests {
-    @Test func anAcknowledgementBeyondTheLastSequenceNumberDeletesNothing() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func anAcknowledgementBeyondTheLastSequenceNumberDeletesNothing(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let device = try await relay.register()
             for _ in 1...3 { #expect(try await relay.send(to: device).status == 200) }
             let last = try #require(try await relay.poll(device).messages.last?.seq)

@@ -2,10 +2,10 @@ import CurlHTTP
 import Foundation
 import Testing
 
-@Suite("Device API")
+@Suite("Device API", .postgres)
 struct DeviceAPITests {
-    @Test func registerSendPoll() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func registerSendPoll(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let device = try await relay.register()
             let sending = Date()
             let sent = try await relay.send(to: device, [
@@ -46,8 +46,8 @@ struct DeviceAPITests {
         }
     }
 
-    @Test func waitingPollIsWokenBySendAtOnce() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func waitingPollIsWokenBySendAtOnce(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let device = try await relay.register()
             let clock = ContinuousClock()
             var latencies: [Duration] = []
@@ -71,8 +71,8 @@ struct DeviceAPITests {
         }
     }
 
-    @Test func afterAcknowledgesAndDeletes() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func afterAcknowledgesAndDeletes(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let device = try await relay.register()
             for n in 1...3 { _ = try await relay.send(to: device, ["data": ["n": "\(n)"]]) }
 
@@ -97,8 +97,8 @@ struct DeviceAPITests {
         }
     }
 
-    @Test func newerPollEndsOlderOne() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func newerPollEndsOlderOne(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let device = try await relay.register()
             let clock = ContinuousClock()
             let start = clock.now
@@ -145,8 +145,8 @@ struct DeviceAPITests {
         }
     }
 
-    @Test func unknownDeviceIsNotFound() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func unknownDeviceIsNotFound(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let response = try await relay.http("GET", "/v1/devices/nonexistent/messages", bearer: "whatever")
             #expect(response.status == 404)
             #expect(try errorObject(response)["code"] as? String == "not_found")
@@ -176,8 +176,8 @@ struct DeviceAPITests {
         }
     }
 
-    @Test func deletedDeviceIsUnregistered() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func deletedDeviceIsUnregistered(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let device = try await relay.register()
             _ = try await relay.send(to: device)
             let cursor = try #require(try await relay.poll(device).messages.last?.seq)
@@ -243,8 +243,8 @@ struct DeviceAPITests {
         #expect(try await poll.value.messages.isEmpty)
     }
 
-    @Test func opsEndpoints() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func opsEndpoints(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let health = try await relay.http("GET", "/healthz")
             #expect(health.status == 200)
             #expect(health.text == "ok")

@@ -65,7 +65,7 @@ struct RelayConfigTests {
             listen: ListenAddress(host: "127.0.0.1", port: 0), stateDirectory: nil,
             senderKeys: [.init(project: "a", key: "flag-a")], registrationKey: nil, file: file, fileName: "f")
         #expect(config.listen == ListenAddress(host: "127.0.0.1", port: 0))
-        #expect(config.stateDirectory == "/file")
+        #expect(config.database == .sqlite(directory: "/file"))
         #expect(config.registrationKey == "file-reg")
         #expect(config.senderKeys == [.init(project: "b", key: "file-b"), .init(project: "a", key: "flag-a")])
     }

@@ -2,7 +2,7 @@ import CurlHTTP
 import Foundation
 import Testing
 
-@Suite("Send API (FCM HTTP v1 subset)")
+@Suite("Send API (FCM HTTP v1 subset)", .postgres)
 struct SendAPITests {
     @Test func expiredMessagesAreNeverDelivered() async throws {
         try await withRelay { relay in
@@ -17,8 +17,8 @@ struct SendAPITests {
         }
     }
 
-    @Test func zeroTTLReachesAPollInProgress() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func zeroTTLReachesAPollInProgress(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let device = try await relay.register()
             let poll = Task { try await relay.poll(device, query: "after=0&wait=10") }
             try await relay.waitForWaitingPolls(1)
@@ -27,8 +27,8 @@ struct SendAPITests {
         }
     }
 
-    @Test func collapseKeyReplacesUndeliveredMessage() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func collapseKeyReplacesUndeliveredMessage(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let device = try await relay.register()
             _ = try await relay.send(to: device, ["data": ["n": "1"], "android": ["collapse_key": "status"]])
             _ = try await relay.send(to: device, ["data": ["n": "2"]])
@@ -38,8 +38,8 @@ struct SendAPITests {
         }
     }
 
-    @Test func aDeviceThatDoesNotPollHasABoundedQueue() async throws {
-        try await withRelay(maximumQueuedPerDevice: 3) { relay in
+    @Test(arguments: TestBackend.available) func aDeviceThatDoesNotPollHasABoundedQueue(backend: TestBackend) async throws {
+        try await withRelay(on: backend, maximumQueuedPerDevice: 3) { relay in
             let device = try await relay.register()
             for n in 1...3 {
                 #expect(try await relay.send(to: device, ["data": ["n": "\(n)"], "android": ["collapse_key": "c\(n)"]]).status == 200)
@@ -99,8 +99,8 @@ struct SendAPITests {
         }
     }
 
-    @Test func unknownTokenIsUnregistered() async throws {
-        try await withRelay { relay in
+    @Test(arguments: TestBackend.available) func unknownTokenIsUnregistered(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
             let response = try await relay.send(to: TestDevice(id: "x", token: "no-such-token", secret: "x"))
             #expect(response.status == 404)
             #expect(try errorObject(response)["status"] as? String == "NOT_FOUND")

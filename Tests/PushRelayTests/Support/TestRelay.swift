@@ -10,22 +10,34 @@ let otherSenderKey = "sender-key-other"
 /// A relay running in this process on 127.0.0.1 with a free port.
 final class TestRelay: Sendable {
     let baseURL: String
-    let stateDirectory: String
+    let database: RelayDatabase
     private let server: RelayServer
     private let running: Task<Void, any Error>
 
-    private init(baseURL: String, stateDirectory: String, server: RelayServer, running: Task<Void, any Error>) {
+    private init(baseURL: String, database: RelayDatabase, server: RelayServer, running: Task<Void, any Error>) {
         self.baseURL = baseURL
-        self.stateDirectory = stateDirectory
+        self.database = database
         self.server = server
         self.running = running
+    }
+
+    /// The SQLite state directory (empty on PostgreSQL).
+    var stateDirectory: String {
+        if case .sqlite(let directory) = database { directory } else { "" }
     }
 
     static func start(stateDirectory: String, registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [],
                       publicURL: String? = nil,
                       maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice) async throws -> TestRelay {
+        try await start(database: .sqlite(directory: stateDirectory), registrationKey: registrationKey,
+                        serviceAccountKeys: serviceAccountKeys, publicURL: publicURL, maximumQueuedPerDevice: maximumQueuedPerDevice)
+    }
+
+    static func start(database: RelayDatabase, registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [],
+                      publicURL: String? = nil,
+                      maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice) async throws -> TestRelay {
         let config = RelayConfig(
-            listen: ListenAddress(host: "127.0.0.1", port: 0), stateDirectory: stateDirectory,
+            listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,
             senderKeys: [SenderKey(project: testProject, key: testSenderKey), SenderKey(project: otherProject, key: otherSenderKey)],
             registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
             maximumQueuedPerDevice: maximumQueuedPerDevice)
@@ -39,7 +51,7 @@ final class TestRelay: Sendable {
             try await running.value
             throw TestFailure("the relay stopped before listening")
         }
-        return TestRelay(baseURL: "http://\(address)", stateDirectory: stateDirectory, server: server, running: running)
+        return TestRelay(baseURL: "http://\(address)", database: database, server: server, running: running)
     }
 
     func stop() async throws {
@@ -97,14 +109,19 @@ final class TestRelay: Sendable {
     }
 }
 
-/// Starts a relay on a fresh state directory, runs `body`, and always stops the relay and removes the directory.
-func withRelay<T>(registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil,
-                  maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
+/// Starts a relay on a fresh state directory (or PostgreSQL database), runs `body`, and always stops the relay and
+/// removes the directory.
+func withRelay<T>(on backend: TestBackend = .sqlite, registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [],
+                  publicURL: String? = nil, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
                   _ body: (TestRelay) async throws -> T) async throws -> T {
     let directory = try makeStateDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
+    let database = switch backend {
+    case .sqlite: RelayDatabase.sqlite(directory: directory)
+    case .postgres: try await PostgresScope.freshDatabase()
+    }
     let relay = try await TestRelay.start(
-        stateDirectory: directory, registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
+        database: database, registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
         maximumQueuedPerDevice: maximumQueuedPerDevice)
     do {
         let result = try await body(relay)

@@ -1,0 +1,122 @@
+import Foundation
+
+/// A private PostgreSQL cluster for tests and benchmarks: initdb into a temporary directory, the postmaster on
+/// 127.0.0.1 and a free port (its socket in that directory too), run as the `postgres` user (PostgreSQL refuses
+/// root), stopped by its PID. No system service is touched. Debian's `postgresql` package is installed when its
+/// programs are missing and we are root.
+public final class PostgresServer: Sendable {
+    public static let user = "pushrelay"
+    public static let password = "relay-password-for-tests"
+
+    public let directory: String
+    public let port: Int
+    /// `postgres://pushrelay@127.0.0.1:PORT/DATABASE?sslmode=disable`, without the password (see `passwordFile`).
+    public let url: String
+    /// Holds `password`, 0600, for `--database-password-file`.
+    public let passwordFile: String
+    private let postmaster: ManagedProcess
+    private let binDirectory: String
+    private let owner: (uid: UInt32, gid: UInt32)
+
+    /// - Parameter durable: fsync as in production (the benchmark); off, commits do not wait for the disk (tests).
+    public init(database: String = "pushrelay", durable: Bool = false) async throws {
+        binDirectory = try Self.binDirectory()
+        owner = try Self.postgresAccount()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-pg-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        guard chown(directory, owner.uid, owner.gid) == 0 else {
+            throw HarnessError("cannot give \(directory) to the postgres user: \(String(cString: strerror(errno)))")
+        }
+        let data = directory + "/data"
+        let initdb = try CommandResult.run("/usr/bin/setpriv", Self.asOwner(owner) + [
+            binDirectory + "/initdb", "-D", data, "--username=postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
+            "--encoding=UTF8", "--no-locale", "--no-sync"])
+        guard initdb.status == 0 else { throw HarnessError("initdb failed:\n\(initdb.stdout)\n\(initdb.stderr)") }
+
+        port = try Cluster.freePort()
+        var settings = [
+            "listen_addresses=127.0.0.1", "port=\(port)", "unix_socket_directories=\(directory)", "max_connections=200",
+            "shared_buffers=64MB",
+        ]
+        if !durable { settings += ["fsync=off", "synchronous_commit=off", "full_page_writes=off"] }
+        postmaster = try ManagedProcess(
+            name: "postgres", executable: "/usr/bin/setpriv",
+            arguments: Self.asOwner(owner) + [binDirectory + "/postgres", "-D", data] + settings.flatMap { ["-c", $0] })
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !postmaster.text.contains("ready to accept connections") {
+            guard postmaster.isRunning, ContinuousClock.now < deadline else {
+                throw HarnessError("postgres did not start:\n\(postmaster.text)")
+            }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+
+        passwordFile = directory + "/relay-password"
+        FileManager.default.createFile(atPath: passwordFile, contents: Data(Self.password.utf8), attributes: [.posixPermissions: 0o600])
+        url = "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
+        try sql("CREATE ROLE \(Self.user) LOGIN PASSWORD '\(Self.password)'")
+        try createDatabase(database)
+    }
+
+    /// An empty database owned by the relay's role; returns its URL.
+    @discardableResult
+    public func createDatabase(_ name: String) throws -> String {
+        try sql("CREATE DATABASE \(name) OWNER \(Self.user)")
+        return "postgres://\(Self.user)@127.0.0.1:\(port)/\(name)?sslmode=disable"
+    }
+
+    /// Runs SQL as the superuser over the private socket; returns psql's unaligned output.
+    @discardableResult
+    public func sql(_ statement: String, database: String = "postgres") throws -> String {
+        let result = try CommandResult.run("/usr/bin/setpriv", Self.asOwner(owner) + [
+            binDirectory + "/psql", "-h", directory, "-p", "\(port)", "-U", "postgres", "-d", database,
+            "-v", "ON_ERROR_STOP=1", "-A", "-t", "-c", statement])
+        guard result.status == 0 else { throw HarnessError("psql \(statement): \(result.stderr)") }
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    /// Fast shutdown (SIGINT: sessions are ended, nothing waits for clients), SIGKILL if that hangs; then the
+    /// directory goes.
+    public func stop() async {
+        if postmaster.isRunning {
+            postmaster.signal(SIGINT)
+            if (try? await postmaster.waitForExit(timeout: .seconds(15))) == nil {
+                postmaster.signal(SIGKILL)
+                _ = try? await postmaster.waitForExit()
+            }
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static func asOwner(_ owner: (uid: UInt32, gid: UInt32)) -> [String] {
+        ["--reuid=\(owner.uid)", "--regid=\(owner.gid)", "--clear-groups"]
+    }
+
+    /// The newest installed major version's programs (Debian keeps them out of PATH).
+    private static func binDirectory() throws -> String {
+        if let found = installedBinDirectory() { return found }
+        guard getuid() == 0 else {
+            throw HarnessError("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): run `make deps` or apt-get install postgresql")
+        }
+        let install = try CommandResult.run("/bin/sh", ["-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql"])
+        guard install.status == 0, let found = installedBinDirectory() else {
+            throw HarnessError("installing postgresql failed:\n\(install.stdout)\n\(install.stderr)")
+        }
+        return found
+    }
+
+    private static func installedBinDirectory() -> String? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        return versions.reversed().map { "\(root)/\($0)/bin" }.first {
+            FileManager.default.isExecutableFile(atPath: $0 + "/initdb")
+        }
+    }
+
+    /// The package's `postgres` account, else `nobody`: anyone but root.
+    private static func postgresAccount() throws -> (uid: UInt32, gid: UInt32) {
+        for name in ["postgres", "nobody"] {
+            if let entry = getpwnam(name) { return (entry.pointee.pw_uid, entry.pointee.pw_gid) }
+        }
+        throw HarnessError("no postgres or nobody account to run PostgreSQL as")
+    }
+}

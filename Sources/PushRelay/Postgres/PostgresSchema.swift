@@ -1,0 +1,111 @@
+import Logging
+import PostgresNIO
+
+/// The relay's tables in PostgreSQL, versioned in `schema_version`. Instances that start together all migrate: each
+/// migration runs in a transaction under one advisory lock, so the first applies it and the others then find it done.
+enum PostgresSchema {
+    /// Held by the migrating transaction; any other lock key in the database is unaffected. "pushrely" in ASCII.
+    static let migrationLock: Int64 = 0x7075_7368_7265_6c79
+
+    /// Migration n (1-based) brings the schema to version n. Append; never edit one that has shipped.
+    static let migrations: [[PostgresQuery]] = [
+        [
+            // last_seq: the device's sequence counter, bumped under its row lock by each send, so per device the
+            // numbers grow in commit order. delivered_seq: the highest seq a poll handed out (`CursorAheadError`).
+            """
+            CREATE TABLE device (
+                id text PRIMARY KEY,
+                token text NOT NULL UNIQUE,
+                secret_hash bytea NOT NULL,
+                name text NOT NULL,
+                platform text NOT NULL,
+                created_at bigint NOT NULL,
+                last_seq bigint NOT NULL DEFAULT 0,
+                delivered_seq bigint NOT NULL DEFAULT 0
+            )
+            """,
+            """
+            CREATE TABLE message (
+                device_id text NOT NULL REFERENCES device (id) ON DELETE CASCADE,
+                seq bigint NOT NULL,
+                message_id text NOT NULL,
+                data text NOT NULL,
+                notification text,
+                priority text NOT NULL,
+                collapse_key text,
+                sent_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                PRIMARY KEY (device_id, seq)
+            )
+            """,
+            "CREATE INDEX message_by_expiry ON message (expires_at)",
+            """
+            CREATE TABLE access_token (
+                token_hash bytea NOT NULL,
+                project text NOT NULL,
+                service_account text NOT NULL,
+                key_id text NOT NULL,
+                issued_at bigint NOT NULL,
+                expires_at bigint NOT NULL,
+                PRIMARY KEY (token_hash, project)
+            )
+            """,
+            "CREATE INDEX access_token_by_expiry ON access_token (expires_at)",
+        ],
+    ]
+
+    static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
+        do {
+            try await applyMigrations(connection, logger: logger)
+        } catch {
+            throw unwrapped(error)
+        }
+    }
+
+    /// postgres-nio wraps whatever ends a transaction; the relay's own outcomes (a full queue, a cursor ahead, a
+    /// schema too new) must come out as themselves, and a database error as the server's.
+    static func unwrapped(_ error: any Error) -> any Error {
+        guard let error = error as? PostgresTransactionError else { return error }
+        return error.closureError ?? error.beginError ?? error.commitError ?? error
+    }
+
+    private static func applyMigrations(_ connection: PostgresConnection, logger: Logger) async throws {
+        for (index, statements) in migrations.enumerated() {
+            let version = index + 1
+            try await connection.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(\(migrationLock))", logger: logger)
+                try await connection.query(
+                    "CREATE TABLE IF NOT EXISTS schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())",
+                    logger: logger)
+                let current = try await connection.single("SELECT coalesce(max(version), 0) FROM schema_version", as: Int.self, logger: logger) ?? 0
+                guard current <= migrations.count else { throw SchemaTooNew(found: current, known: migrations.count) }
+                guard current < version else { return }
+                for statement in statements { try await connection.query(statement, logger: logger) }
+                try await connection.query("INSERT INTO schema_version (version) VALUES (\(version))", logger: logger)
+                logger.notice("PostgreSQL schema migrated to version \(version)")
+            }
+        }
+    }
+}
+
+/// A newer pushrelay migrated the database: this one would not know its tables.
+struct SchemaTooNew: Error, CustomStringConvertible {
+    var found: Int
+    var known: Int
+
+    var description: String {
+        "the PostgreSQL schema is at version \(found), but this pushrelay knows only up to \(known): upgrade this instance like the others"
+    }
+}
+
+extension PostgresConnection {
+    /// The first column of the first row, nil without rows; the rows are read to the end, as the connection needs.
+    func single<Value: PostgresDecodable>(_ query: PostgresQuery, as type: Value.Type, logger: Logger) async throws -> Value? {
+        try await self.query(query, logger: logger).collect().first?.decode(Value.self)
+    }
+
+    /// How many rows a statement returned (a `DELETE … RETURNING 1`, say), having read them.
+    func count(_ query: PostgresQuery, logger: Logger) async throws -> Int {
+        try await self.query(query, logger: logger).collect().count
+    }
+}

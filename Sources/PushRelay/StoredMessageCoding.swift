@@ -1,0 +1,21 @@
+import Foundation
+
+/// How both stores keep a message's maps: as JSON text, written and read the same way.
+extension OutgoingMessage {
+    func encodedPayload() throws -> (data: String, notification: String?) {
+        let encoder = JSONEncoder()
+        return (String(decoding: try encoder.encode(data), as: UTF8.self),
+                try notification.map { String(decoding: try encoder.encode($0), as: UTF8.self) })
+    }
+}
+
+extension RelayMessage {
+    /// A stored message read back; `decoder` is shared by the rows of one read.
+    init(seq: Int64, id: String, data: String, notification: String?, priority: String, sentAt: Int64, expiresAt: Int64,
+         decoder: JSONDecoder) throws {
+        self.init(
+            seq: seq, id: id, data: try decoder.decode([String: String].self, from: Data(data.utf8)),
+            notification: try notification.map { try decoder.decode([String: String].self, from: Data($0.utf8)) },
+            priority: MessagePriority(rawValue: priority) ?? .normal, sentAt: sentAt, expiresAt: expiresAt)
+    }
+}

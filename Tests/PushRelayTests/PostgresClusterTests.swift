@@ -1,0 +1,161 @@
+import ClusterHarness
+import Foundation
+import PushRelay
+import Testing
+
+/// Issue 16: several relay instances on one PostgreSQL database serve one device population.
+@Suite("PostgreSQL: several relay instances", .postgres, .enabled(if: getuid() == 0, "PostgreSQL runs as its own user through setpriv"))
+struct PostgresClusterTests {
+    @Test func aSendOnOneInstanceWakesAPollWaitingOnAnother() async throws {
+        try await withInstances(2) { relays in
+            let (sender, poller) = (relays[0], relays[1])
+            let device = try await sender.register()
+            let clock = ContinuousClock()
+            var latencies: [Duration] = []
+            var cursor: Int64 = 0
+            // As in the single-relay test: timed from the send's answer, best of three against a loaded machine.
+            for _ in 1...3 {
+                let poll = Task { [cursor] in try await poller.poll(device, query: "after=\(cursor)&wait=10") }
+                try await poller.waitForWaitingPolls(1)
+                _ = try await sender.send(to: device)
+                let sent = clock.now
+                let result = try await poll.value
+                latencies.append(clock.now - sent)
+                #expect(result.messages.count == 1)
+                cursor = result.next
+            }
+            let best = try #require(latencies.min())
+            #expect(best < .milliseconds(100), "the poll on the other instance answers within milliseconds: \(latencies)")
+            #expect(latencies.allSatisfy { $0 < .seconds(5) }, "\(latencies)")
+        }
+    }
+
+    /// Sends through three instances at once while a device polls through them in turn, acknowledging as it goes:
+    /// every message arrives once, in one sequence without gaps.
+    @Test func sendsAndPollsSpreadOverInstancesLoseAndRepeatNothing() async throws {
+        try await withInstances(3) { relays in
+            let device = try await relays[0].register()
+            let total = 90
+            async let received: [PollBody.Message] = {
+                var messages: [PollBody.Message] = []
+                var cursor: Int64 = 0
+                var round = 0
+                while messages.count < total {
+                    let poll = try await relays[round % 3].poll(device, query: "after=\(cursor)&wait=5&limit=7")
+                    messages += poll.messages
+                    cursor = poll.next
+                    round += 1
+                }
+                return messages
+            }()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for n in 0..<total {
+                    group.addTask {
+                        let response = try await relays[n % 3].send(to: device, ["data": ["n": "\(n)"]])
+                        guard response.status == 200 else { throw TestFailure("send \(n): \(response.status) \(response.text)") }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            let messages = try await received
+            #expect(messages.map(\.seq) == Array(1...Int64(total)), "per-device sequence numbers from 1, without gaps")
+            #expect(Set(messages.compactMap { $0.data["n"] }) == Set((0..<total).map(String.init)))
+        }
+    }
+
+    @Test func queueBoundAndCollapseKeysAreClusterWide() async throws {
+        try await withInstances(3, maximumQueuedPerDevice: 3) { relays in
+            let device = try await relays[0].register()
+            for n in 0..<3 {
+                let sent = try await relays[n].send(to: device, ["data": ["n": "\(n)"], "android": ["collapse_key": "c\(n)"]])
+                #expect(sent.status == 200)
+            }
+            #expect(try await relays[1].send(to: device, ["data": ["n": "full"]]).status == 429, "three queued, on any instance")
+            let replacing = try await relays[2].send(to: device, ["data": ["n": "0b"], "android": ["collapse_key": "c0"]])
+            #expect(replacing.status == 200, "a message sent through another instance is replaced")
+            #expect(try await relays[1].poll(device).messages.map { $0.data["n"] } == ["1", "2", "0b"])
+        }
+    }
+
+    @Test func expiredMessagesAreNeverDeliveredAndAreSwept() async throws {
+        try await withInstances(2) { relays in
+            let device = try await relays[0].register()
+            #expect(try await relays[0].send(to: device, ["data": ["n": "short"], "android": ["ttl": "0.2s"]]).status == 200)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(try await relays[1].poll(device).messages.isEmpty)
+            try await eventually("an instance's sweep deletes the expired message", timeout: .seconds(5)) {
+                var expired = 0
+                for relay in relays { expired += try await relay.metric("pushrelay_messages_expired_total") ?? 0 }
+                return expired == 1
+            }
+        }
+    }
+
+    @Test func aDeviceDeletedOnOneInstanceEndsItsPollOnAnother() async throws {
+        try await withInstances(2) { relays in
+            let device = try await relays[0].register()
+            let waiting = Task { try await relays[1].http("GET", "/v1/devices/\(device.id)/messages?wait=30", bearer: device.secret) }
+            try await relays[1].waitForWaitingPolls(1)
+            let started = ContinuousClock.now
+            #expect(try await relays[0].http("DELETE", "/v1/devices/\(device.id)", bearer: device.secret).status == 204)
+            #expect(try await waiting.value.status == 404)
+            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(try await relays[1].send(to: device).status == 404, "unregistered on every instance")
+        }
+    }
+
+    @Test func instancesStartingTogetherMigrateTheEmptyDatabaseOnce() async throws {
+        let server = try await PostgresScope.server()
+        let name = "migrate_\(UInt32.random(in: 0...UInt32.max))"
+        let url = try server.createDatabase(name)
+        let database = try RelayDatabaseSetting(url: url, passwordFile: server.passwordFile)
+            .resolve(origin: "test", passwordInURLAllowed: false)
+        let relays = try await withThrowingTaskGroup(of: TestRelay.self) { group in
+            for _ in 0..<3 { group.addTask { try await TestRelay.start(database: database) } }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        let device = try await relays[0].register()
+        #expect(try await relays[2].send(to: device).status == 200)
+        for relay in relays { try await relay.stop() }
+        #expect(try server.sql("SELECT count(*), max(version) FROM schema_version", database: name) == "1|1")
+    }
+
+    @Test func aWrongPasswordSaysWhatToCheck() async throws {
+        let server = try await PostgresScope.server()
+        guard case .postgres(var settings) = try await PostgresScope.freshDatabase() else { throw TestFailure("not PostgreSQL") }
+        settings.password = "wrong"
+        let error = await #expect(throws: (any Error).self) { try await TestRelay.start(database: .postgres(settings)) }
+        let text = "\(error.map { "\($0)" } ?? "")"
+        #expect(text.contains("127.0.0.1:\(server.port)") && text.contains("user pushrelay"), "names where and as whom: \(text)")
+        #expect(text.contains("password"), "says what to check: \(text)")
+        #expect(!text.contains("wrong"), "never shows the password: \(text)")
+    }
+
+    @Test func anUnreachableServerSaysWhereAndWhatToCheck() async throws {
+        let closed = try ReservedLoopbackPort()
+        let database = try RelayDatabaseSetting(url: "postgres://relay@127.0.0.1:\(closed.port)/relaydb?sslmode=disable")
+            .resolve(origin: "test", passwordInURLAllowed: false)
+        let error = await #expect(throws: (any Error).self) { try await TestRelay.start(database: database) }
+        let text = "\(error.map { "\($0)" } ?? "")"
+        #expect(text.contains("127.0.0.1:\(closed.port)") && text.contains("database relaydb"), "\(text)")
+        #expect(text.contains("listens"), "says what to check: \(text)")
+    }
+
+    /// `count` relays on one fresh database, stopped after `body`.
+    private func withInstances<T>(_ count: Int, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
+                                  _ body: ([TestRelay]) async throws -> T) async throws -> T {
+        let database = try await PostgresScope.freshDatabase()
+        var relays: [TestRelay] = []
+        do {
+            for _ in 0..<count {
+                relays.append(try await TestRelay.start(database: database, maximumQueuedPerDevice: maximumQueuedPerDevice))
+            }
+            let result = try await body(relays)
+            for relay in relays { try await relay.stop() }
+            return result
+        } catch {
+            for relay in relays { try? await relay.stop() }
+            throw error
+        }
+    }
+}
