@@ -88,3 +88,82 @@ struct RelayConfigTests {
     #expect(config.listen == ListenAddress(host: "127.0.0.1", port: 8470))
     #expect(config.stateDirectory != nil)
 }
+
+@Suite("Relay database configuration")
+struct RelayDatabaseConfigTests {
+    private let listen = ListenAddress(host: "127.0.0.1", port: 0)
+
+    @Test func stateDirIsSQLiteAndDatabaseURLsParse() throws {
+        let fromStateDir = try RelayConfig.resolve(listen: listen, stateDirectory: "/s", senderKeys: [], registrationKey: nil, file: nil, fileName: "f")
+        #expect(fromStateDir.database == .sqlite(directory: "/s"))
+        let sqlite = try RelayConfig.resolve(listen: listen, stateDirectory: nil, database: .init(url: "sqlite:/d"), senderKeys: [],
+                                             registrationKey: nil, file: nil, fileName: "f")
+        #expect(sqlite.database == .sqlite(directory: "/d"))
+        let postgres = try RelayConfig.resolve(
+            listen: listen, stateDirectory: nil, database: .init(url: "postgresql://relay@db.example:6432/push?sslmode=verify-full"),
+            senderKeys: [], registrationKey: nil, file: nil, fileName: "f", environment: [:])
+        guard case .postgres(let settings) = postgres.database else { throw TestFailure("not PostgreSQL: \(postgres.database)") }
+        #expect(settings.host == "db.example" && settings.port == 6432 && settings.user == "relay" && settings.database == "push")
+        #expect(settings.tls == .verifyFull && settings.password == nil)
+        #expect(settings.description == "postgres://relay@db.example:6432/push?sslmode=verify-full")
+    }
+
+    @Test func aPasswordOnTheCommandLineIsRefused() {
+        #expect {
+            try RelayConfig.resolve(listen: listen, stateDirectory: nil, database: .init(url: "postgres://relay:hunter2@db/push"),
+                                    senderKeys: [], registrationKey: nil, file: nil, fileName: "f", environment: [:])
+        } throws: { error in
+            "\(error)".contains("password_file") && !"\(error)".contains("hunter2")
+        }
+    }
+
+    @Test func thePasswordComesFromAFileTheCredentialOrTheConfigFileURL() throws {
+        let directory = try makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try "from-file\n".write(toFile: directory + "/password", atomically: true, encoding: .utf8)
+        try "from-credential".write(toFile: directory + "/" + RelayDatabaseSetting.credentialName, atomically: true, encoding: .utf8)
+        func password(_ setting: RelayDatabaseSetting, environment: [String: String], inFile: Bool = false) throws -> String? {
+            var file: RelayFileConfig?
+            if inFile {
+                file = RelayFileConfig(listen: listen)
+                file?.database = setting
+            }
+            let config = try RelayConfig.resolve(listen: listen, stateDirectory: nil, database: inFile ? nil : setting, senderKeys: [],
+                                                 registrationKey: nil, file: file, fileName: "f", environment: environment)
+            guard case .postgres(let settings) = config.database else { return nil }
+            return settings.password
+        }
+        let url = "postgres://relay@db/push"
+        let credentials = ["CREDENTIALS_DIRECTORY": directory]
+        #expect(try password(.init(url: url, passwordFile: directory + "/password"), environment: credentials) == "from-file")
+        #expect(try password(.init(url: url), environment: credentials) == "from-credential")
+        #expect(try password(.init(url: url), environment: [:]) == nil)
+        #expect(try password(.init(url: "postgres://relay:in-url@db/push"), environment: [:], inFile: true) == "in-url")
+        #expect(throws: RelayConfigError.self) {
+            try password(.init(url: url, passwordFile: directory + "/missing"), environment: [:])
+        }
+    }
+
+    @Test func configFileDatabaseForms() throws {
+        let plain = try RelayFileConfig.parse("database = \"postgres://relay@db/push\"", fileName: "f")
+        #expect(plain.database == RelayDatabaseSetting(url: "postgres://relay@db/push"))
+        let table = try RelayFileConfig.parse("""
+            [database]
+            url = "postgres://relay@db/push"
+            password_file = "/etc/pushagent/db-password"
+            """, fileName: "f")
+        #expect(table.database == RelayDatabaseSetting(url: "postgres://relay@db/push", passwordFile: "/etc/pushagent/db-password"))
+        for bad in ["state_dir = \"/s\"\ndatabase = \"sqlite:/d\"", "[database]\npassword_file = \"p\"", "[database]\nurl = \"x\"\nuser = \"u\""] {
+            #expect(throws: RelayConfigError.self, "\(bad)") { try RelayFileConfig.parse(bad, fileName: "f") }
+        }
+    }
+
+    @Test(arguments: ["mysql://relay@db/push", "postgres://db/push", "postgres://relay@db/", "postgres://relay@db/push?sslmode=maybe",
+                      "postgres://relay@db/push?application=x", "sqlite:"])
+    func badDatabaseURLs(url: String) {
+        #expect(throws: RelayConfigError.self) {
+            try RelayConfig.resolve(listen: listen, stateDirectory: nil, database: .init(url: url), senderKeys: [],
+                                    registrationKey: nil, file: nil, fileName: "f", environment: [:])
+        }
+    }
+}
