@@ -100,6 +100,8 @@ struct RelayProcessTests {
         (["--listen", "127.0.0.1:0", "--state-dir", "/tmp", "--config", "/dev/null", "--service-account", "proj=/nonexistent/key.pem"],
          "--service-account proj: cannot read /nonexistent/key.pem"),
         (["--listen", "127.0.0.1:0", "--state-dir", "/tmp", "--public-url", "ftp://relay.example"], "--public-url"),
+        (["--listen", "127.0.0.1:0", "--config", "/dev/null", "--database", "postgres://relay:secret@db/push"], "password_file"),
+        (["--listen", "127.0.0.1:0", "--state-dir", "/tmp", "--database", "sqlite:/tmp"], "--state-dir and --database"),
     ])
     func badFlagsExitWithStatus2(arguments: [String], named: String) async throws {
         let (_, _, stderr, exit) = try launch(arguments)
