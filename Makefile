@@ -42,16 +42,10 @@ DEB_COMPRESS ?= xz
 
 all: build
 
-# Installs the system packages the build and the tests need (Debian/Ubuntu), only those missing (a package removed
-# but not purged counts as missing: `dpkg -s` would still succeed for it).
+# Installs the system packages the build and the tests need (Debian/Ubuntu), only those missing, and starts none of
+# their system services.
 deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
-		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; done; \
-	if [ -n "$$missing" ]; then \
-		echo "installing:$$missing"; \
-		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO=sudo; fi; \
-		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
-	fi
+	@scripts/install-packages.sh $(APT_PACKAGES)
 
 build: deps
 	$(SWIFT) build

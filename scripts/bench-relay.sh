@@ -19,26 +19,7 @@ TARGETS=${TARGETS:-relay nchan redis}
 RELAY_PORT=18601 MEMORY_PORT=18602 REDIS_BACKED_PORT=18603 REDIS_PORT=18604
 SENDER_KEY=bench-sender-key-0123456789
 
-missing=""
-for package in nginx libnginx-mod-nchan redis-server wrk gcc; do
-    # Installed, not merely known to dpkg: a removed package keeps its configuration and `dpkg -s` still succeeds.
-    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "ok installed" || missing="$missing $package"
-done
-if [ -n "$missing" ]; then
-    echo "installing:$missing"
-    if [ "$(id -u)" = 0 ]; then sudo=""; else sudo=sudo; fi
-    # policy-rc.d 101: Debian's maintainer scripts must not start nginx or redis as system services.
-    policy=/usr/sbin/policy-rc.d ours=""
-    if [ ! -e $policy ]; then
-        printf '#!/bin/sh\nexit 101\n' | $sudo tee $policy >/dev/null
-        $sudo chmod +x $policy
-        ours=$policy
-        trap '$sudo rm -f $ours' EXIT
-    fi
-    $sudo apt-get update -qq && DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq $missing >/dev/null
-    [ -z "$ours" ] || $sudo rm -f "$ours"
-    trap - EXIT
-fi
+"$ROOT/scripts/install-packages.sh" nginx libnginx-mod-nchan redis-server wrk gcc
 [ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release first" >&2; exit 1; }
 
 WORK=$(mktemp -d /tmp/bench-relay.XXXXXX)

@@ -122,7 +122,9 @@ struct DeviceRoutes: Sendable {
         while ContinuousClock.now < deadline,
               await waiters.wait(ticket, until: deadline, connection: connection) == .notified {
             do {
-                let messages = try await store.messages(deviceID: ticket.deviceID, after: after, limit: limit, now: nowMilliseconds())
+                // A deleted device's poll ends empty; its next one gets the 404.
+                guard let messages = try await store.messages(
+                    deviceID: ticket.deviceID, after: after, limit: limit, now: nowMilliseconds()) else { return [] }
                 if !messages.isEmpty { return messages }
             } catch {
                 logger.warning("long-poll ended empty: reading the device's messages failed: \(error)",

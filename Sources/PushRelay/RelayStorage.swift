@@ -17,8 +17,9 @@ protocol RelayStorage: Sendable {
     /// Acknowledges everything up to `after`, then returns the next live messages; nil when the device no longer
     /// exists. Throws `CursorAheadError` (and acknowledges nothing) for an `after` beyond what was delivered.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult?
-    /// The next live messages after `after`, acknowledging nothing: for a poll woken by a send, after `poll`.
-    func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]
+    /// The next live messages after `after`, acknowledging nothing: for a poll woken by a send, after `poll`. Nil
+    /// when the device no longer exists (deleted through another instance, which can only wake this one's polls).
+    func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]?
 
     /// Stores a new token and drops the expired ones.
     func storeAccessToken(digest: [UInt8], grant: AssertionVerifier.Grant, issuedAt: Int64, expiresAt: Int64) async throws

@@ -207,9 +207,7 @@ final class RelayStore: RelayStorage {
         let (data, notification) = try outgoing.encodedPayload()
         let maximumQueued = maximumQueuedPerDevice, queueBounds = queueBounds
         let result = try await commits.write { db -> EnqueueResult? in
-            guard try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM device WHERE id = ?"), arguments: [deviceID]) != nil else {
-                return nil
-            }
+            guard try Self.deviceExists(deviceID, db) else { return nil }
             var collapsed = 0
             if let key = outgoing.collapseKey {
                 try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND collapse_key = ?")
@@ -262,14 +260,20 @@ final class RelayStore: RelayStorage {
     /// so its answer waits for no disk flush. Its delivered mark is queued for the next shared commit without
     /// waiting: were it lost in a crash, the device's next poll would get `cursor_ahead` and start over from the
     /// queue, which loses nothing.
-    func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage] {
-        let messages = try await pool.read { db in
-            try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db)
+    func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]? {
+        let messages = try await pool.read { db -> [RelayMessage]? in
+            let messages = try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db)
+            guard try !messages.isEmpty || Self.deviceExists(deviceID, db) else { return nil }
+            return messages
         }
-        if let last = messages.last?.seq {
+        if let last = messages?.last?.seq {
             commits.writeLater { db in try Self.markDelivered(upTo: last, deviceID: deviceID, db) }
         }
         return messages
+    }
+
+    private static func deviceExists(_ deviceID: String, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM device WHERE id = ?"), arguments: [deviceID]) != nil
     }
 
     /// Never lowers the mark: a poll's queued mark may land after a later poll's.

@@ -98,8 +98,11 @@ struct PostgresClusterTests {
             try await relays[1].waitForWaitingPolls(1)
             let started = ContinuousClock.now
             #expect(try await relays[0].http("DELETE", "/v1/devices/\(device.id)", bearer: device.secret).status == 204)
-            #expect(try await waiting.value.status == 404)
+            let ended = try await waiting.value
+            #expect(ended.status == 200)
+            #expect(try JSONDecoder().decode(PollBody.self, from: ended.body).messages.isEmpty, "the waiting poll ends empty")
             #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(try await relays[1].http("GET", "/v1/devices/\(device.id)/messages", bearer: device.secret).status == 404)
             #expect(try await relays[1].send(to: device).status == 404, "unregistered on every instance")
         }
     }

@@ -167,9 +167,14 @@ final class PostgresRelayStore: RelayStorage {
         return result
     }
 
-    func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage] {
-        try await transaction { connection in
+    func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]? {
+        try await transaction { connection -> [RelayMessage]? in
             let messages = try await Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, connection, logger)
+            if messages.isEmpty {
+                let exists = try await connection.query("SELECT 1 FROM device WHERE id = \(deviceID)", logger: logger)
+                    .collect().isEmpty == false
+                return exists ? [] : nil
+            }
             try await Self.markDelivered(messages, above: after, deviceID: deviceID, connection, logger)
             return messages
         }
