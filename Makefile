@@ -38,7 +38,7 @@ DEB_FILE = .build/pushagent_$(VERSION)_$(DEB_ARCH).deb
 # none for the tests' debug package (fast to build and install), xz for a release package.
 DEB_COMPRESS ?= xz
 
-.PHONY: all deps build test test-systemd demo demo-check bench bench-relay bench-relay-smoke soak generated install install-files deb clean
+.PHONY: all deps build test test-systemd demo demo-check bench bench-relay bench-relay-smoke bench-relay-cluster bench-relay-cluster-smoke soak generated install install-files deb clean
 
 all: build
 
@@ -61,6 +61,7 @@ test: build
 	scripts/demo.sh --auto
 	$(MAKE) fuzz-smoke
 	$(MAKE) bench-relay-smoke
+	$(MAKE) bench-relay-cluster-smoke
 	$(MAKE) test-systemd
 	@grep -E 'Test run with [0-9]+ tests|Executed [0-9]+ tests' $(TEST_LOG) | tail -1
 
@@ -85,6 +86,15 @@ bench-relay: deps
 # A few seconds of the same with the debug relay, in `make test`: the comparison keeps working.
 bench-relay-smoke:
 	RELAY=$(BIN)/pushrelay LATENCY_COUNT=50 THROUGHPUT_SECONDS=1 CONNECTIONS=8 HOLD=200 DROP=100 scripts/bench-relay.sh
+
+# The relay on SQLite, on PostgreSQL, and as three instances on PostgreSQL behind nginx (docs/benchmarks.md).
+# Installs postgresql, nginx and wrk if missing; runs its own PostgreSQL; about a minute.
+bench-relay-cluster: deps
+	$(SWIFT) build -c release --product pushrelay
+	scripts/bench-relay-cluster.sh
+
+bench-relay-cluster-smoke:
+	RELAY=$(BIN)/pushrelay LATENCY_COUNT=50 THROUGHPUT_SECONDS=1 CONNECTIONS=8 scripts/bench-relay-cluster.sh
 
 # Thousands of pushes (ForgeRock and PlusAuth through pushsim) while pushagentd and pushrelay are SIGKILLed and a
 # fault proxy between them resets, truncates, delays and answers 5xx; fails on any lost or duplicated push or answer.

@@ -9,6 +9,7 @@
 # services; everything here runs from a temporary directory and is stopped by PID at the end.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
+. "$ROOT/scripts/bench-relay/common.sh"
 RELAY=${RELAY:-$ROOT/.build/release/pushrelay}
 LATENCY_COUNT=${LATENCY_COUNT:-2000}
 THROUGHPUT_SECONDS=${THROUGHPUT_SECONDS:-8}
@@ -81,26 +82,13 @@ polls_released() {
     [ "$(curl -s http://127.0.0.1:$RELAY_PORT/metrics | awk '/^pushrelay_polls_waiting/{print $2}')" -le "$2" ]
 }
 
-# Registers devices on the relay: "push_token device_id secret" per line.
-register_devices() {
-    python3 - "$RELAY_PORT" "$1" <<'EOF'
-import http.client, json, sys
-connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
-for _ in range(int(sys.argv[2])):
-    connection.request("POST", "/v1/devices", body=b"{}", headers={"Content-Type": "application/json"})
-    device = json.loads(connection.getresponse().read())
-    print(device["token"], device["device_id"], device["secret"])
-EOF
-}
-
 declare -A RESULT
-percentile() { sort -n | awk -v p="$1" '{v[NR]=$1} END {i=int(NR*p/100); if (i<1) i=1; printf "%.3f", v[i]/1000}'; }
 
 for target in $TARGETS; do
     port=$(port_of "$target")
     echo "== $target: latency ($LATENCY_COUNT messages, one at a time)" >&2
     if [ "$target" = relay ]; then
-        read -r token device secret < <(register_devices 1)
+        read -r token device secret < <(register_devices "$RELAY_PORT" 1)
         "$WORK/loadgen" latency relay 127.0.0.1 "$port" "$LATENCY_COUNT" $SENDER_KEY "$token" "$device" "$secret" > "$WORK/latency"
     else
         "$WORK/loadgen" latency nchan 127.0.0.1 "$port" "$LATENCY_COUNT" "latency-$target" > "$WORK/latency"
@@ -110,7 +98,7 @@ for target in $TARGETS; do
 
     echo "== $target: throughput ($CONNECTIONS connections, $THROUGHPUT_SECONDS s)" >&2
     if [ "$target" = relay ]; then
-        register_devices 200 | cut -d' ' -f1 > "$WORK/tokens"
+        register_devices "$RELAY_PORT" 200 | cut -d' ' -f1 > "$WORK/tokens"
         script="$ROOT/scripts/bench-relay/send-relay.lua"
     else
         script="$ROOT/scripts/bench-relay/publish-nchan.lua"
@@ -128,7 +116,7 @@ for target in $TARGETS; do
     echo "== $target: $HOLD waiting long-polls, then $DROP disconnect" >&2
     rss_before=$(rss_kib "$target")
     if [ "$target" = relay ]; then
-        register_devices "$HOLD" | cut -d' ' -f2,3 > "$WORK/credentials"
+        register_devices "$RELAY_PORT" "$HOLD" | cut -d' ' -f2,3 > "$WORK/credentials"
         rss_before=$(rss_kib "$target")
         coproc HOLDER { "$WORK/loadgen" hold relay 127.0.0.1 "$port" "$WORK/credentials"; }
     else

@@ -107,6 +107,27 @@ struct PostgresClusterTests {
         }
     }
 
+    @Test func aSendMissedWhileTheWakeUpChannelWasDownIsDeliveredOnceItIsBack() async throws {
+        try await withInstances(2) { relays, settings in
+            let (sender, holder) = (relays[0], relays[1])
+            let device = try await sender.register()
+            let waiting = Task { try await holder.http("GET", "/v1/devices/\(device.id)/messages?wait=30", bearer: device.secret) }
+            try await holder.waitForWaitingPolls(1)
+            let started = ContinuousClock.now
+            // Both instances' LISTEN connections drop, as when PostgreSQL restarts or a proxy cuts idle connections.
+            let terminated = try await PostgresScope.server().sql("""
+                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
+                WHERE datname = '\(settings.database)' AND query LIKE 'LISTEN%'
+                """)
+            #expect(terminated == "2")
+            #expect(try await sender.send(to: device, ["data": ["n": "while down"]]).status == 200)
+            let answer = try await waiting.value
+            #expect(answer.status == 200)
+            #expect(try JSONDecoder().decode(PollBody.self, from: answer.body).messages.map(\.data) == [["n": "while down"]])
+            #expect(ContinuousClock.now - started < .seconds(10), "delivered when the channel is back, not at the poll's end")
+        }
+    }
+
     @Test func instancesStartingTogetherMigrateTheEmptyDatabaseOnce() async throws {
         let server = try await PostgresScope.server()
         let name = "migrate_\(UInt32.random(in: 0...UInt32.max))"
@@ -147,13 +168,20 @@ struct PostgresClusterTests {
     /// `count` relays on one fresh database, stopped after `body`.
     private func withInstances<T>(_ count: Int, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
                                   _ body: ([TestRelay]) async throws -> T) async throws -> T {
+        try await withInstances(count, maximumQueuedPerDevice: maximumQueuedPerDevice) { relays, _ in try await body(relays) }
+    }
+
+    /// `body` also gets the database the instances share.
+    private func withInstances<T>(_ count: Int, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
+                                  _ body: ([TestRelay], PostgresSettings) async throws -> T) async throws -> T {
         let database = try await PostgresScope.freshDatabase()
+        guard case .postgres(let settings) = database else { throw TestFailure("not PostgreSQL") }
         var relays: [TestRelay] = []
         do {
             for _ in 0..<count {
                 relays.append(try await TestRelay.start(database: database, maximumQueuedPerDevice: maximumQueuedPerDevice))
             }
-            let result = try await body(relays)
+            let result = try await body(relays, settings)
             for relay in relays { try await relay.stop() }
             return result
         } catch {

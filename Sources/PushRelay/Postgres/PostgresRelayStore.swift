@@ -6,8 +6,8 @@ import PostgresNIO
 /// `RelayStore`'s; each operation is one transaction (PostgreSQL's WAL flush groups concurrent commits by itself).
 ///
 /// A send takes its device's row lock first (`last_seq = last_seq + 1`) and holds it until it commits, so a device's
-/// sequence numbers grow in commit order, and a poll that sees seq n sees every message below it. A send also
-/// announces itself with `NOTIFY pushrelay_wake, '<device id>'`, delivered at commit to every instance's
+/// sequence numbers grow in commit order, and a poll that sees seq n sees every message below it. Once committed, a
+/// send announces itself with `NOTIFY pushrelay_wake, '<device id>'`, delivered to every instance's
 /// `PostgresWakeListener`; the message itself stays in the table.
 final class PostgresRelayStore: RelayStorage {
     static let wakeChannel = "pushrelay_wake"
@@ -97,11 +97,9 @@ final class PostgresRelayStore: RelayStorage {
     /// (it reads again and finds the device gone).
     func deleteDevice(id: String) async throws -> Bool {
         devices.forget(deviceID: id)
-        return try await transaction { connection in
-            let deleted = try await connection.count("DELETE FROM device WHERE id = \(id) RETURNING 1", logger: logger) > 0
-            if deleted { try await wake(deviceID: id, on: connection) }
-            return deleted
-        }
+        let deleted = try await rows("DELETE FROM device WHERE id = \(id) RETURNING 1").count > 0
+        if deleted { await wake(deviceID: id) }
+        return deleted
     }
 
     func deviceCount() async throws -> Int {
@@ -133,10 +131,9 @@ final class PostgresRelayStore: RelayStorage {
                 VALUES (\(deviceID), \(seq), \(message.id), \(data), \(notification), \(message.priority.rawValue),
                         \(outgoing.collapseKey), \(message.sentAt), \(message.expiresAt))
                 """, logger: logger).collect()
-            try await wake(deviceID: deviceID, on: connection)
             return EnqueueResult(message: message, collapsed: collapsed)
         }
-        if result == nil { devices.forget(deviceID: deviceID) }
+        if result == nil { devices.forget(deviceID: deviceID) } else { await wake(deviceID: deviceID) }
         return result
     }
 
@@ -218,9 +215,16 @@ final class PostgresRelayStore: RelayStorage {
             """).count
     }
 
-    /// Delivered to listeners when the transaction commits, and not at all if it rolls back.
-    private func wake(deviceID: String, on connection: PostgresConnection) async throws {
-        try await connection.query("SELECT pg_notify(\(Self.wakeChannel), \(deviceID))", logger: logger).collect()
+    /// After the change commits, in a transaction of its own: PostgreSQL commits a transaction that notified under
+    /// a database-wide lock, so a NOTIFY inside the send's transaction would make every send wait for the previous
+    /// one's disk flush (docs/benchmarks.md). A notification alone writes no WAL, so its commit waits for no disk.
+    /// If it fails, polls elsewhere find the message at their next read.
+    private func wake(deviceID: String) async {
+        do {
+            _ = try await rows("SELECT pg_notify(\(Self.wakeChannel), \(deviceID))")
+        } catch {
+            logger.warning("\(PostgresFailure(settings: settings, doing: "announcing a change to device \(deviceID) to the other instances", error: error))")
+        }
     }
 }
 
