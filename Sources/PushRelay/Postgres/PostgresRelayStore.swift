@@ -106,35 +106,30 @@ final class PostgresRelayStore: RelayStorage {
         try await rows("SELECT count(*) FROM device").first?.decode(Int.self) ?? 0
     }
 
+    /// One statement, committed on its own (`pushrelay_enqueue` in PostgresSchema). It takes the device's row lock
+    /// first and holds it until it commits, so the next send to the device waits and seqs commit in order.
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
         let (data, notification) = try outgoing.encodedPayload()
-        let result = try await transaction { connection -> EnqueueResult? in
-            // Locks the device's row until commit: the next send to it waits, so seqs commit in order.
-            guard let seq = try await connection.single(
-                "UPDATE device SET last_seq = last_seq + 1 WHERE id = \(deviceID) RETURNING last_seq", as: Int64.self,
-                logger: logger) else { return nil }
-            var collapsed = 0
-            if let key = outgoing.collapseKey {
-                collapsed = try await connection.count(
-                    "DELETE FROM message WHERE device_id = \(deviceID) AND collapse_key = \(key) RETURNING 1", logger: logger)
-            }
-            let queued = try await connection.single(
-                "SELECT count(*) FROM message WHERE device_id = \(deviceID) AND expires_at > \(now)", as: Int.self,
-                logger: logger) ?? 0
-            // Thrown inside the transaction: it rolls back, taking the seq and any collapse with it.
-            guard queued < maximumQueuedPerDevice else { throw DeviceQueueFull(limit: maximumQueuedPerDevice) }
-            let message = RelayMessage(
-                seq: seq, id: Identifiers.messageID(), data: outgoing.data, notification: outgoing.notification,
-                priority: outgoing.priority, sentAt: now, expiresAt: now + outgoing.ttlMilliseconds)
-            try await connection.query("""
-                INSERT INTO message (device_id, seq, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
-                VALUES (\(deviceID), \(seq), \(message.id), \(data), \(notification), \(message.priority.rawValue),
-                        \(outgoing.collapseKey), \(message.sentAt), \(message.expiresAt))
-                """, logger: logger).collect()
-            return EnqueueResult(message: message, collapsed: collapsed)
+        let messageID = Identifiers.messageID(), expiresAt = now + outgoing.ttlMilliseconds
+        let row: PostgresRow?
+        do {
+            row = try await rows("""
+                SELECT seq, collapsed FROM pushrelay_enqueue(\(deviceID), \(messageID), \(data), \(notification),
+                    \(outgoing.priority.rawValue), \(outgoing.collapseKey), \(now), \(expiresAt), \(now),
+                    \(maximumQueuedPerDevice))
+                """).first
+        } catch let error as PSQLError where error.serverInfo?[.sqlState] == PostgresSchema.queueFullState {
+            throw DeviceQueueFull(limit: maximumQueuedPerDevice)
         }
-        if result == nil { devices.forget(deviceID: deviceID) } else { await wake(deviceID: deviceID) }
-        return result
+        guard let (seq, collapsed) = try row?.decode((Int64, Int).self) else {
+            devices.forget(deviceID: deviceID)
+            return nil
+        }
+        await wake(deviceID: deviceID)
+        let message = RelayMessage(
+            seq: seq, id: messageID, data: outgoing.data, notification: outgoing.notification, priority: outgoing.priority,
+            sentAt: now, expiresAt: expiresAt)
+        return EnqueueResult(message: message, collapsed: collapsed)
     }
 
     /// Every writer locks the device's row before its messages (a send by its `last_seq` update, an acknowledging

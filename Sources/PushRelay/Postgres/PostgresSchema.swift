@@ -51,8 +51,36 @@ enum PostgresSchema {
             )
             """,
             "CREATE INDEX access_token_by_expiry ON access_token (expires_at)",
+            // A send in one round trip (`PostgresRelayStore.enqueue`). Each statement of a function takes a fresh
+            // snapshot, so the count sees every message committed before the row lock was granted: the bound is
+            // exact across instances. No row: the device does not exist. A full queue raises `queueFullState`,
+            // rolling back the seq and any collapse.
+            """
+            CREATE FUNCTION pushrelay_enqueue(
+                p_device text, p_message_id text, p_data text, p_notification text, p_priority text,
+                p_collapse_key text, p_sent_at bigint, p_expires_at bigint, p_now bigint, p_limit bigint,
+                OUT seq bigint, OUT collapsed integer) RETURNS SETOF record LANGUAGE plpgsql AS $$
+            BEGIN
+                UPDATE device SET last_seq = last_seq + 1 WHERE id = p_device RETURNING last_seq INTO seq;
+                IF NOT FOUND THEN RETURN; END IF;
+                collapsed := 0;
+                IF p_collapse_key IS NOT NULL THEN
+                    DELETE FROM message WHERE device_id = p_device AND collapse_key = p_collapse_key;
+                    GET DIAGNOSTICS collapsed = ROW_COUNT;
+                END IF;
+                IF (SELECT count(*) FROM message WHERE device_id = p_device AND expires_at > p_now) >= p_limit THEN
+                    RAISE EXCEPTION 'queue of device % is full', p_device USING ERRCODE = '\(unescaped: queueFullState)';
+                END IF;
+                INSERT INTO message (device_id, seq, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
+                VALUES (p_device, seq, p_message_id, p_data, p_notification, p_priority, p_collapse_key, p_sent_at, p_expires_at);
+                RETURN NEXT;
+            END $$
+            """,
         ],
     ]
+
+    /// The SQLSTATE `pushrelay_enqueue` raises for a full queue (class PR: ours, unused by PostgreSQL).
+    static let queueFullState = "PR001"
 
     static func migrate(_ connection: PostgresConnection, logger: Logger) async throws {
         do {
