@@ -39,7 +39,8 @@ as_postgres() { setpriv --reuid=postgres --regid=postgres --clear-groups "$@"; }
 install -d -o postgres -g postgres "$WORK/pg"
 as_postgres "$PG_BIN/initdb" -D "$WORK/pg/data" --username=postgres --auth-local=trust --auth-host=scram-sha-256 \
     --encoding=UTF8 --no-locale >/dev/null
-as_postgres "$PG_BIN/postgres" -D "$WORK/pg/data" -c listen_addresses=127.0.0.1 -c port=$PG_PORT \
+# setpriv itself, not the function: `&` on a function forks a subshell, and $! would not be the postmaster.
+setpriv --reuid=postgres --regid=postgres --clear-groups "$PG_BIN/postgres" -D "$WORK/pg/data" -c listen_addresses=127.0.0.1 -c port=$PG_PORT \
     -c unix_socket_directories="$WORK/pg" -c max_connections=200 -c shared_buffers=128MB \
     > "$WORK/postgres.log" 2>&1 &
 PG_PID=$!

@@ -25,7 +25,9 @@ struct PostgresClusterTests {
                 cursor = result.next
             }
             let best = try #require(latencies.min())
-            #expect(best < .milliseconds(100), "the poll on the other instance answers within milliseconds: \(latencies)")
+            // Far below the wait (10 s) and the sweep (1 s); a loaded CI machine running every suite at once has
+            // taken just over 100 ms.
+            #expect(best < .milliseconds(250), "the poll on the other instance answers within milliseconds: \(latencies)")
             #expect(latencies.allSatisfy { $0 < .seconds(5) }, "\(latencies)")
         }
     }

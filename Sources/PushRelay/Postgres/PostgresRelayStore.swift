@@ -20,6 +20,7 @@ final class PostgresRelayStore: RelayStorage {
     /// The pool runs from `open` until `close`.
     private let pool: Task<Void, Never>
     private let devices = DeviceCache()
+    private let announcer: WakeAnnouncer
 
     /// Connects (a failure says where to and what to check), migrates the schema, and starts the connection pool.
     static func open(_ settings: PostgresSettings, maximumQueuedPerDevice: Int, logger: Logger) async throws -> PostgresRelayStore {
@@ -43,6 +44,9 @@ final class PostgresRelayStore: RelayStorage {
         self.logger = logger
         let client = PostgresClient(configuration: settings.clientConfiguration(), backgroundLogger: logger)
         self.client = client
+        announcer = WakeAnnouncer { deviceIDs in
+            await Self.notify(deviceIDs, client: client, settings: settings, logger: logger)
+        }
         // Immediate: the pool counts as running before the first lease (postgres-nio warns of a lease before `run`).
         pool = Task.immediate { await client.run() }
     }
@@ -98,7 +102,7 @@ final class PostgresRelayStore: RelayStorage {
     func deleteDevice(id: String) async throws -> Bool {
         devices.forget(deviceID: id)
         let deleted = try await rows("DELETE FROM device WHERE id = \(id) RETURNING 1").count > 0
-        if deleted { await wake(deviceID: id) }
+        if deleted { wake(deviceID: id) }
         return deleted
     }
 
@@ -125,7 +129,7 @@ final class PostgresRelayStore: RelayStorage {
             devices.forget(deviceID: deviceID)
             return nil
         }
-        await wake(deviceID: deviceID)
+        wake(deviceID: deviceID)
         let message = RelayMessage(
             seq: seq, id: messageID, data: outgoing.data, notification: outgoing.notification, priority: outgoing.priority,
             sentAt: now, expiresAt: expiresAt)
@@ -210,15 +214,20 @@ final class PostgresRelayStore: RelayStorage {
             """).count
     }
 
-    /// After the change commits, in a transaction of its own: PostgreSQL commits a transaction that notified under
-    /// a database-wide lock, so a NOTIFY inside the send's transaction would make every send wait for the previous
-    /// one's disk flush (docs/benchmarks.md). A notification alone writes no WAL, so its commit waits for no disk.
-    /// If it fails, polls elsewhere find the message at their next read.
-    private func wake(deviceID: String) async {
+    /// After the change commits, in a transaction of its own (`WakeAnnouncer`): a NOTIFY inside the send's
+    /// transaction would make every send wait for the previous one's disk flush (docs/benchmarks.md).
+    private func wake(deviceID: String) {
+        announcer.announce(deviceID: deviceID)
+    }
+
+    /// A notification alone writes no WAL, so its commit waits for no disk.
+    private static func notify(_ deviceIDs: [String], client: PostgresClient, settings: PostgresSettings, logger: Logger) async {
         do {
-            _ = try await rows("SELECT pg_notify(\(Self.wakeChannel), \(deviceID))")
+            _ = try await client.query(
+                "SELECT pg_notify(\(wakeChannel), device_id) FROM unnest(\(deviceIDs)::text[]) AS device_id", logger: logger
+            ).collect()
         } catch {
-            logger.warning("\(PostgresFailure(settings: settings, doing: "announcing a change to device \(deviceID) to the other instances", error: error))")
+            logger.warning("\(PostgresFailure(settings: settings, doing: "announcing changes to \(deviceIDs.count) device(s) to the other instances", error: error))")
         }
     }
 }
