@@ -22,8 +22,10 @@ public final class PostgresServer: Sendable {
     public init(database: String = "pushrelay", durable: Bool = false) async throws {
         binDirectory = try Self.binDirectory()
         owner = try Self.postgresAccount()
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-pg-\(UUID().uuidString.prefix(8))").path
+        Self.stopOrphans()
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(Self.directoryPrefix)\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try "\(getpid())".write(toFile: directory + "/" + Self.ownerFile, atomically: true, encoding: .utf8)
         guard chown(directory, owner.uid, owner.gid) == 0 else {
             throw HarnessError("cannot give \(directory) to the postgres user: \(String(cString: strerror(errno)))")
         }
@@ -85,6 +87,27 @@ public final class PostgresServer: Sendable {
             }
         }
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    private static let directoryPrefix = "pushrelay-pg-"
+    /// The PID of the process that started the cluster.
+    private static let ownerFile = "owner.pid"
+
+    /// Stops the clusters of test processes that died without stopping theirs (killed, crashed, timed out), so that
+    /// postmasters do not pile up across runs: the postmaster's PID is the first line of `data/postmaster.pid`.
+    private static func stopOrphans() {
+        let temporary = FileManager.default.temporaryDirectory.path
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
+        for entry in entries where entry.hasPrefix(directoryPrefix) {
+            let directory = temporary + "/" + entry
+            guard let owner = (try? String(contentsOfFile: directory + "/" + ownerFile, encoding: .utf8)).flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
+                  kill(owner, 0) != 0, errno == ESRCH else { continue }
+            if let postmaster = (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8))?
+                .split(separator: "\n").first.flatMap({ pid_t($0) }) {
+                kill(postmaster, SIGKILL)
+            }
+            try? FileManager.default.removeItem(atPath: directory)
+        }
     }
 
     private static func asOwner(_ owner: (uid: UInt32, gid: UInt32)) -> [String] {
