@@ -65,7 +65,7 @@ struct BackupService: Sendable {
         for case .added(let account) in outcomes {
             await events.publish(ControlEvent(type: .accountChanged, account: account))
         }
-        if !added.isEmpty { tokenUpdater.tokenChanged() }
+        if !added.isEmpty { tokenUpdater.accountsFlagged() }
         return RestoreResponse(accounts: restored)
     }
 
