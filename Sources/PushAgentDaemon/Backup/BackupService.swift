@@ -85,8 +85,10 @@ struct BackupService: Sendable {
             (.skipped, "already here as \(existing); left as it is")
         case .added where modules[account.provider]?.isBoundToMachine(credentials: account.credentials) == true:
             (.needsReenrollment, "\(account.provider.displayName) binds this account to the machine it was enrolled on (bind_sim): its pushes and codes are refused here; remove it (pushctl remove \(account.id)) and enroll it again from a new QR code")
+        case .added where modules[account.provider]?.updatesPushToken == true:
+            (.restored, "restored; \(account.provider.displayName) is being told this machine's push token (`pushctl accounts` shows how that goes)")
         case .added:
-            (.restored, "restored; \(account.provider.displayName) is being told this machine's push token (`pushctl accounts` shows if it cannot be)")
+            (.restored, "restored, but \(account.provider.displayName) has no call to change a device's push token: its pushes still go to the old machine until you remove it (pushctl remove \(account.id)) and enroll it again\(account.totp == nil ? "" : "; its TOTP codes work here")")
         }
         return RestoredAccount(id: account.id, provider: account.provider, issuer: account.issuer, name: account.name,
                                outcome: kind, message: message)

@@ -25,6 +25,9 @@ protocol ProviderModule: Sendable {
     func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws
         -> PushTokenUpdate
 
+    /// Whether `updatePushToken` can tell the provider a new token (else the account must be enrolled again).
+    var updatesPushToken: Bool { get }
+
     /// Whether the provider binds the account to this machine (PlusAuth bind_sim): a backup says so, and a restore
     /// on another machine leaves it needing enrollment again.
     func isBoundToMachine(credentials: Data) -> Bool
@@ -36,6 +39,8 @@ protocol ProviderModule: Sendable {
 
 extension ProviderModule {
     func codeRefusal(for account: StoredAccount) async throws -> String? { nil }
+
+    var updatesPushToken: Bool { false }
 
     func isBoundToMachine(credentials: Data) -> Bool { false }
 
