@@ -21,6 +21,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzFlow", []),
     ("FuzzTOTP", []),
     ("FuzzControlRequests", []),
+    ("FuzzBackupFile", []),
     ("FuzzProviderReplies", []),
     ("FuzzRelaySendBody", ["RelaySendBody"]),
     ("FuzzRelayPollReply", ["RelayPollReply"]),

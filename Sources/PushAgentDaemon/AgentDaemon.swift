@@ -58,6 +58,8 @@ public enum AgentDaemon {
         RefreshRoutes(privacyIDEA: privacyIDEAPoller).register(on: router)
         StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)).register(on: router)
         routes.registerRequests(on: router, hyphenSignIn: hyphenSignIn)
+        routes.registerBackup(on: router, backups: BackupService(store: store, modules: modules, events: events,
+                                                                 tokenUpdater: tokenUpdater, logger: logger))
 
         let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store, config: liveConfig)
         let server = ControlServer(listener: listener, responder: router.buildResponder(), socketMode: config.socketMode,

@@ -1,9 +1,9 @@
 import ArgumentParser
 import Foundation
 
-/// The login password `approve` sends so pushagentd can check it is the user (approvals of kind verify): typed at the
-/// terminal without echo, or one line from a descriptor for automation. Never from the command line, which every
-/// user can read in /proc.
+/// Secrets pushctl asks for: the login password `approve` sends so pushagentd can check it is the user (approvals of
+/// kind verify), and a backup's passphrase. Typed at the terminal without echo, or one line from a descriptor for
+/// automation. Never from the command line, which every user can read in /proc.
 enum PasswordInput {
     /// The longest line read from --password-fd; PAM itself takes at most 512 bytes.
     static let maximumBytes = 4096
@@ -12,13 +12,13 @@ enum PasswordInput {
     static func ask(_ prompt: String) throws -> String {
         var saved = termios()
         guard tcgetattr(STDIN_FILENO, &saved) == 0 else {
-            throw ValidationError("cannot turn off the terminal's echo to read the password: \(String(cString: strerror(errno)))")
+            throw ValidationError("cannot turn off the terminal's echo to read it: \(String(cString: strerror(errno)))")
         }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
         FileHandle.standardError.write(Data(prompt.utf8))
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else {
-            throw ValidationError("cannot turn off the terminal's echo to read the password: \(String(cString: strerror(errno)))")
+            throw ValidationError("cannot turn off the terminal's echo to read it: \(String(cString: strerror(errno)))")
         }
         defer {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
@@ -28,19 +28,20 @@ enum PasswordInput {
         return readLine(strippingNewline: true) ?? ""
     }
 
-    /// Reads one line from `fd`, byte by byte so nothing past the line is taken from a shared descriptor.
-    static func line(from fd: Int32) throws -> String {
+    /// Reads one line from `fd`, byte by byte so nothing past the line is taken from a shared descriptor; `option`
+    /// names where the descriptor was given, for errors.
+    static func line(from fd: Int32, option: String = "--password-fd") throws -> String {
         var bytes: [UInt8] = []
         var byte: UInt8 = 0
         while true {
             let count = read(fd, &byte, 1)
             if count < 0, errno == EINTR { continue }
             guard count >= 0 else {
-                throw ValidationError("cannot read the password from --password-fd \(fd): \(String(cString: strerror(errno)))")
+                throw ValidationError("cannot read \(option) \(fd): \(String(cString: strerror(errno)))")
             }
             if count == 0 || byte == UInt8(ascii: "\n") { break }
             guard bytes.count < maximumBytes else {
-                throw ValidationError("--password-fd \(fd) holds a line longer than \(maximumBytes) bytes: that is not a password")
+                throw ValidationError("\(option) \(fd) holds a line longer than \(maximumBytes) bytes: that is not a password")
             }
             bytes.append(byte)
         }

@@ -22,7 +22,7 @@ struct PushCtl: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [Status.self, Accounts.self, Enroll.self, Remove.self, Code.self, List.self, Show.self,
                       Approve.self, Deny.self, Watch.self, Requests.self, Wait.self, History.self, Refresh.self,
-                      JWKS.self, Hyphen.self, Mute.self, Unmute.self, Notify.self])
+                      JWKS.self, Hyphen.self, Mute.self, Unmute.self, Notify.self, Backup.self, Restore.self])
 }
 
 struct GlobalOptions: ParsableArguments {

@@ -15,4 +15,6 @@ func testControlRequests(_ bytes: Data) {
     _ = try? decoder.decode(DenyRequest.self, from: bytes)
     _ = try? decoder.decode(HyphenSignInRequest.self, from: bytes)
     _ = try? decoder.decode(StepUpRequest.self, from: bytes)
+    _ = try? decoder.decode(BackupRequest.self, from: bytes)
+    _ = try? decoder.decode(RestoreRequest.self, from: bytes)
 }

@@ -46,9 +46,9 @@ enum JSONResponse {
 }
 
 extension Request {
-    /// Decodes a JSON body of at most `RequestBodyError.limit` bytes; an empty body decodes as `{}`.
-    func decodeJSON<T: Decodable>(_ type: T.Type) async throws -> T {
-        let buffer = try await collectBody()
+    /// Decodes a JSON body of at most `limit` bytes; an empty body decodes as `{}`.
+    func decodeJSON<T: Decodable>(_ type: T.Type, limit: Int = RequestBodyError.limit) async throws -> T {
+        let buffer = try await collectBody(limit: limit)
         let data = buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView)
         do { return try ControlJSON.decoder().decode(T.self, from: data) }
         catch { throw ControlError(.invalidArgument, "the request body is not valid: \(Self.describe(error))") }

@@ -93,7 +93,7 @@ struct ControlRoutes: Sendable {
         let peer = try await context.peer()
         guard policy.mayWrite(uid: peer.uid) else {
             try? await store.audit(event: "write_refused", peer: peer, subject: nil, detail: nil)
-            throw ControlError(.forbidden, "uid \(peer.uid) may read but not approve, deny, enroll, remove or read codes: only root, the daemon's user and the configured operators may (add the user to `operators` in pushagentd.toml, e.g. operators = [\"alice\", \"@wheel\"])")
+            throw ControlError(.forbidden, "uid \(peer.uid) may read but not approve, deny, enroll, remove, read codes, back up or restore: only root, the daemon's user and the configured operators may (add the user to `operators` in pushagentd.toml, e.g. operators = [\"alice\", \"@wheel\"])")
         }
         return peer
     }

@@ -14,7 +14,7 @@ struct RequestBodyError: Error {
     var status: HTTPResponse.Status
     var controlError: ControlError
 
-    static func tooLarge(declared: Int?) -> Self {
+    static func tooLarge(declared: Int?, limit: Int) -> Self {
         let size = declared.map { " (Content-Length: \($0))" } ?? ""
         return Self(status: .contentTooLarge, controlError: ControlError(
             .invalidArgument, "the request body is larger than \(limit) bytes\(size), the most the control API reads"))
@@ -28,14 +28,15 @@ struct RequestBodyError: Error {
 }
 
 extension Request {
-    /// The whole body, refused early when its Content-Length already says it is too large.
-    func collectBody() async throws -> ByteBuffer {
+    /// The whole body, refused early when its Content-Length already says it is too large. A route taking more than
+    /// the usual `RequestBodyError.limit` (a restore carries a backup file) passes its own.
+    func collectBody(limit: Int = RequestBodyError.limit) async throws -> ByteBuffer {
         let declared = headers[.contentLength].flatMap { Int($0) }
-        if let declared, declared > RequestBodyError.limit { throw RequestBodyError.tooLarge(declared: declared) }
+        if let declared, declared > limit { throw RequestBodyError.tooLarge(declared: declared, limit: limit) }
         do {
-            return try await body.collect(upTo: RequestBodyError.limit)
+            return try await body.collect(upTo: limit)
         } catch is NIOTooManyBytesError {
-            throw RequestBodyError.tooLarge(declared: declared)
+            throw RequestBodyError.tooLarge(declared: declared, limit: limit)
         } catch let error as RequestDeadlineExceeded {
             throw RequestBodyError.incomplete(declared: declared, reason: "\(error.timeout.secondsText) s passed")
         } catch HTTPParserError.invalidEOFState {

@@ -24,10 +24,27 @@ protocol ProviderModule: Sendable {
     /// could not be reached or refused: the update is tried again later.
     func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws
         -> PushTokenUpdate
+
+    /// Whether `updatePushToken` can tell the provider a new token (else the account must be enrolled again).
+    var updatesPushToken: Bool { get }
+
+    /// Whether the provider binds the account to this machine (PlusAuth bind_sim): a backup says so, and a restore
+    /// on another machine leaves it needing enrollment again.
+    func isBoundToMachine(credentials: Data) -> Bool
+
+    /// The credentials to store for an account restored from another machine's backup (a bound account's say that
+    /// its binding is broken, so its pushes and codes are refused with the reason).
+    func restoredCredentials(_ credentials: Data, at now: Date) throws -> Data
 }
 
 extension ProviderModule {
     func codeRefusal(for account: StoredAccount) async throws -> String? { nil }
+
+    var updatesPushToken: Bool { false }
+
+    func isBoundToMachine(credentials: Data) -> Bool { false }
+
+    func restoredCredentials(_ credentials: Data, at now: Date) throws -> Data { credentials }
 
     /// PlusAuth and Hyphen publish no call that changes a registered device's push token.
     func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws

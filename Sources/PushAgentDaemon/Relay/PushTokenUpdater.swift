@@ -40,6 +40,9 @@ final class PushTokenUpdater: Service, Sendable {
         wake.yield()
     }
 
+    /// Accounts were added already flagged (a restore): they are due now; accounts that failed keep their backoff.
+    func accountsFlagged() { wake.yield() }
+
     func run() async throws {
         wake.yield()
         await cancelWhenGracefulShutdown {

@@ -27,6 +27,18 @@ public struct PlusAuthBinding: Codable, Sendable, Equatable {
         case code
     }
 
+    /// Bound to the machine it was enrolled on: the tenant asked for binding, or a change was noticed already.
+    public var bindsToMachine: Bool { required || brokenAt != nil }
+
+    /// The binding of an account restored on another machine: broken from `now` when it binds. One that does not
+    /// bind yet is kept: its recorded identity is the old machine's, so a later push asking for binding breaks it.
+    public func restoredElsewhere(at now: Date) -> PlusAuthBinding {
+        guard bindsToMachine else { return self }
+        var restored = self
+        restored.brokenAt = brokenAt ?? now
+        return restored
+    }
+
     public struct Admission: Sendable, Equatable {
         /// The binding to keep (it changes when a context changes `required` or a change is noticed).
         public var binding: PlusAuthBinding

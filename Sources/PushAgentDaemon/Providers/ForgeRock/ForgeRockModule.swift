@@ -8,6 +8,7 @@ struct ForgeRockModule: ProviderModule {
     let http: ProviderHTTP
 
     var provider: Provider { .forgerock }
+    var updatesPushToken: Bool { true }
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let (_, mechanismUid) = try ForgeRockPush.peek(data)

@@ -11,6 +11,7 @@ struct PrivacyIDEAModule: ProviderModule {
     let logger: Logger
 
     var provider: Provider { .privacyidea }
+    var updatesPushToken: Bool { true }
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let serial = try PrivacyIDEAPush.peekSerial(data)

@@ -1,0 +1,96 @@
+import ControlAPI
+import Foundation
+import Logging
+import PushAgentCore
+import PushAgentStore
+
+/// `pushctl backup` and `pushctl restore` (docs/backup.md). Encryption and decryption happen here, so account
+/// secrets leave the daemon only inside the encrypted file; the passphrase is never logged or audited.
+struct BackupService: Sendable {
+    let store: AgentStore
+    let modules: [Provider: any ProviderModule]
+    let events: EventBus
+    let tokenUpdater: PushTokenUpdater
+    let logger: Logger
+
+    /// A restore body holds the file in base64 plus a little JSON.
+    static let restoreRequestLimit = BackupFile.maximumByteCount * 4 / 3 + 64 * 1024
+
+    func backup(passphrase: String, peer: Peer) async throws -> BackupResponse {
+        let accounts = try await store.accountsForBackup().map { account in
+            var account = account
+            account.boundToMachine = modules[account.provider]?.isBoundToMachine(credentials: account.credentials) ?? false
+            return account
+        }
+        let document = try BackupDocument(createdAt: Date(), accounts: accounts).encoded()
+        let file: Data
+        do {
+            file = try await Self.onOwnThread { try BackupFile.seal(document, passphrase: passphrase) }
+        } catch let error as BackupFileError {
+            throw ControlError(.invalidArgument, error.description)
+        }
+        try await store.audit(event: "backup", peer: peer, subject: nil, detail: "\(accounts.count) account(s)")
+        logger.notice("backup of \(accounts.count) account(s) made for uid \(peer.uid)",
+                      metadata: ["peer_uid": "\(peer.uid)"])
+        return BackupResponse(backup: file, accounts: accounts.count)
+    }
+
+    /// All or nothing: a file that does not decrypt, or does not read, changes nothing.
+    func restore(file: Data, passphrase: String, peer: Peer) async throws -> RestoreResponse {
+        let document: BackupDocument
+        do {
+            document = try await Self.onOwnThread {
+                try BackupDocument.decode(try BackupFile.open(file, passphrase: passphrase))
+            }
+        } catch let error as BackupFileError {
+            try await store.audit(event: "restore_refused", peer: peer, subject: nil, detail: error.description)
+            logger.warning("restore refused for uid \(peer.uid): \(error)", metadata: ["peer_uid": "\(peer.uid)"])
+            throw ControlError(.invalidArgument, error.description)
+        }
+        let now = Date()
+        let adapted = try document.accounts.map { account in
+            guard let module = modules[account.provider] else {
+                throw ControlError(.invalidArgument, "the backup holds a \(account.provider.rawValue) account (\(account.id)), which this pushagentd does not support; nothing was restored")
+            }
+            var account = account
+            account.credentials = try module.restoredCredentials(account.credentials, at: now)
+            return account
+        }
+        let outcomes = try await store.restoreAccounts(adapted)
+        let restored = zip(adapted, outcomes).map(describe)
+        let added = restored.filter { $0.outcome != .skipped }
+        try await store.audit(event: "restore", peer: peer, subject: nil,
+                              detail: "\(added.count) added, \(restored.count - added.count) already here: "
+                                  + restored.map { "\($0.id) \($0.outcome.rawValue)" }.joined(separator: ", "))
+        logger.notice("restore by uid \(peer.uid): \(added.count) account(s) added, \(restored.count - added.count) already here",
+                      metadata: ["peer_uid": "\(peer.uid)"])
+        for case .added(let account) in outcomes {
+            await events.publish(ControlEvent(type: .accountChanged, account: account))
+        }
+        if !added.isEmpty { tokenUpdater.accountsFlagged() }
+        return RestoreResponse(accounts: restored)
+    }
+
+    /// scrypt holds a CPU and tens of MiB for a fraction of a second: on a thread of its own, not on one of the
+    /// cooperative pool's few, which serve every other request meanwhile.
+    private static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result(catching: work)) }.start()
+        }
+    }
+
+    private func describe(_ account: BackupAccount, _ outcome: AccountRestoreOutcome) -> RestoredAccount {
+        let (kind, message): (RestoredAccount.Outcome, String) = switch outcome {
+        case .alreadyPresent(let existing):
+            (.skipped, "already here as \(existing); left as it is")
+        case .added where modules[account.provider]?.isBoundToMachine(credentials: account.credentials) == true:
+            (.needsReenrollment, "\(account.provider.displayName) binds this account to the machine it was enrolled on (bind_sim): its pushes and codes are refused here; remove it (pushctl remove \(account.id)) and enroll it again from a new QR code")
+        case .added where modules[account.provider]?.updatesPushToken == true:
+            (.restored, "restored; \(account.provider.displayName) is being told this machine's push token (`pushctl accounts` shows how that goes)")
+        case .added:
+            (.restored, "restored, but \(account.provider.displayName) has no call to change a device's push token: its pushes still go to the old machine until you remove it (pushctl remove \(account.id)) and enroll it again\(account.totp == nil ? "" : "; its TOTP codes work here")")
+        }
+        return RestoredAccount(id: account.id, provider: account.provider, issuer: account.issuer, name: account.name,
+                               outcome: kind, message: message)
+    }
+}
