@@ -25,12 +25,28 @@ public final class ManagedProcess: Sendable {
         process.standardError = pipe
         process.standardInput = standardInput
         self.process = process
-        let output = self.output
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty { handle.readabilityHandler = nil } else { output.append(chunk) }
-        }
         try process.run()
+        Self.collect(pipe.fileHandleForReading, into: output)
+    }
+
+    /// Reads until every holder of the pipe's write end (the process and its children) has exited, on a thread of
+    /// its own with blocking reads: FileHandle's `readabilityHandler` (a dispatch read source per process) crashed
+    /// libdispatch's event loop (`_dispatch_event_loop_drain`) in a run with dozens of processes starting and ending.
+    private static func collect(_ reader: FileHandle, into output: OutputBuffer) {
+        Thread.detachNewThread {
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let count = read(reader.fileDescriptor, &buffer, buffer.count)
+                if count > 0 {
+                    output.append(Data(buffer[..<count]))
+                } else if count < 0, errno == EINTR {
+                    continue
+                } else {
+                    break
+                }
+            }
+            try? reader.close()
+        }
     }
 
     public var pid: Int32 { process.processIdentifier }

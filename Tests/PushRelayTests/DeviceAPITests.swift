@@ -66,7 +66,10 @@ struct DeviceAPITests {
                 cursor = result.next
             }
             let best = try #require(latencies.min())
-            #expect(best < .milliseconds(500), "poll answers after the send: \(latencies)")
+            // Alone the PostgreSQL backend answers in 3–6 ms; inside the full parallel suite on 2 CPUs its server
+            // has taken 0.5 s, still far from the 10 s wait a poll that missed its wake-up would take.
+            let bound: Duration = backend == .sqlite ? .milliseconds(500) : .seconds(2)
+            #expect(best < bound, "poll answers after the send: \(latencies)")
             #expect(latencies.allSatisfy { $0 < .seconds(5) }, "poll answers after the send: \(latencies)")
         }
     }
