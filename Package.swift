@@ -70,6 +70,7 @@ let package = Package(
         // The agent's SQLite state.
         .target(name: "PushAgentStore", dependencies: [
             "PushAgentCore", "ControlAPI", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         // pushagentd's services: config, relay loop, handlers, responders, control server.
         .target(name: "PushAgentDaemon", dependencies: [

@@ -120,6 +120,25 @@ backoff_max_seconds = 2
 EOF
 }
 
+sealing_key_made() {
+    local credential=/etc/credstore.encrypted/pushagentd-kek
+    [ "$(ct stat -c %a "$credential")" = 600 ] &&
+        ct systemd-creds decrypt --name=pushagentd-kek "$credential" - | grep -q '^pushagent-kek v1 sealed-by=host$'
+}
+sealed_by_host_key() { ct_as alice pushctl status | grep -qx 'secrets sealed by: host key'; }
+# The ForgeRock shared secret of enrollment URI $1, as the credentials JSON would hold it in clear (standard base64;
+# its longest run without "/", which JSONEncoder escapes), must appear in no file of the state.
+secret_sealed_in_state() {
+    local clear
+    clear=$(python3 -c '
+import base64, sys, urllib.parse
+secret = urllib.parse.parse_qs(urllib.parse.urlparse(sys.argv[1]).query)["s"][0]
+print(max(base64.b64encode(base64.urlsafe_b64decode(secret + "=" * (-len(secret) % 4))).decode().split("/"), key=len))
+' "$1")
+    [ "${#clear}" -ge 8 ] || { echo "no shared secret in the URI"; return 1; }
+    if ct grep -rlF -- "$clear" /var/lib/pushagent; then echo "found in clear: $clear"; return 1; fi
+}
+
 pending_ids() { ct_as alice pushctl list --json | grep -o 'apr_[a-z2-7]*'; }
 relay_connected() { ct pushctl status --json | grep -q '"connected"'; }
 status_in_words() { unit_property pushagentd.service StatusText | grep -Eq '^connected to relay, [0-9]+ pending$'; }
@@ -263,6 +282,9 @@ main() {
     local uri
     uri=$(ct pushsim forgerock enroll-uri --sim "$SIM" --account alice)
     check "alice (operator) enrolls an account" ct_as alice pushctl enroll "$uri"
+    check "the postinst made the sealing key, encrypted by systemd-creds for the host key" sealing_key_made
+    check "pushctl status: secrets sealed by the host key (systemd-creds; no TPM2 in the container)" sealed_by_host_key
+    check "the state holds the account's shared secret only sealed" secret_sealed_in_state "$uri"
 
     send_push "Sign in from the systemd test?"
     local first
@@ -318,8 +340,9 @@ main() {
 
     local token secret
     token=$(ct pushctl status --json | sed -n 's/.*"push_token" *: *"\([^"]*\)".*/\1/p')
+    # The relay secret is sealed in the state: its sealed form is what the journal is checked for.
     secret=$(ct sqlite3 /var/lib/pushagent/agent.sqlite 'SELECT secret FROM device')
-    check "no push token or relay secret in any journal field" secrets_not_logged "$token" "$secret"
+    check "no push token or (sealed) relay secret in any journal field" secrets_not_logged "$token" "$secret"
 
     check_user_units
 }

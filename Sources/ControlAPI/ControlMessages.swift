@@ -75,9 +75,12 @@ public struct StatusResponse: Codable, Sendable {
     public var counts: Counts
     /// Accounts whose pushes are denied unseen for now (absent from daemons before 0.2).
     public var mutedAccounts: [Account]?
+    /// What the key that seals the account secrets at rest is bound to: "tpm2", "host key" or "key file" (absent
+    /// from daemons before sealing).
+    public var secretsSealedBy: String?
 
     public init(version: String, uptimeSeconds: Int, deviceId: String?, pushToken: String?, relay: RelayStatus, counts: Counts,
-                mutedAccounts: [Account]) {
+                mutedAccounts: [Account], secretsSealedBy: String) {
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.deviceId = deviceId
@@ -85,11 +88,12 @@ public struct StatusResponse: Codable, Sendable {
         self.relay = relay
         self.counts = counts
         self.mutedAccounts = mutedAccounts
+        self.secretsSealedBy = secretsSealedBy
     }
 
     enum CodingKeys: String, CodingKey {
         case version, uptimeSeconds = "uptime_seconds", deviceId = "device_id", pushToken = "push_token", relay, counts
-        case mutedAccounts = "muted_accounts"
+        case mutedAccounts = "muted_accounts", secretsSealedBy = "secrets_sealed_by"
     }
 }
 

@@ -21,7 +21,11 @@ public enum AgentDaemon {
         let listener = try ControlListener.resolve(configuredPath: config.socketPath)
         try prepareDirectories(config, listener: listener)
         let stateLock = try InstanceLock(path: config.stateDirectory + "/pushagentd.lock")
-        let store = try AgentStore(directory: config.stateDirectory)
+        let sealingKey = try SealingKey.load(
+            credentialsDirectory: ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"],
+            stateDirectory: config.stateDirectory)
+        let store = try AgentStore(directory: config.stateDirectory, sealingKey: sealingKey)
+        logger.info("account secrets sealed by: \(sealingKey.source.rawValue)")
         let http = CurlHTTPClient.shared
         let events = EventBus()
         let relayState = RelayStateBox(url: config.relayURL ?? "")

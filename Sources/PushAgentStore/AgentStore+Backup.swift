@@ -13,7 +13,8 @@ extension AgentStore {
     /// Every account as a backup holds it, read in one transaction (`boundToMachine` is the provider's to say).
     public func accountsForBackup() async throws -> [BackupAccount] {
         try await pool.read { db in
-            try AccountRecord.order(Column("created_at")).fetchAll(db).map { record in
+            try AccountRecord.order(Column("created_at")).fetchAll(db).map { sealed in
+                let record = try sealed.opened(sealer)
                 let account = try record.account()
                 return BackupAccount(
                     id: account.id, provider: account.provider, issuer: account.issuer, name: account.name,
@@ -39,7 +40,7 @@ extension AgentStore {
                     createdAt: backedUp.createdAt, lookupKey: backedUp.lookupKey, credentials: backedUp.credentials,
                     totp: try backedUp.totp.map { try JSONEncoder().encode($0) }, needsTokenUpdate: true,
                     tokenUpdateProblem: nil)
-                try record.insert(db)
+                try record.sealed(sealer).insert(db)
                 return .added(try record.account())
             }
         }

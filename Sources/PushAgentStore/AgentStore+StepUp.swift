@@ -6,9 +6,12 @@ extension AgentStore {
     /// The device's receipt-signing key, made on first use and kept (0600 database) from then on.
     public func deviceSigningKey(now: Date = Date()) async throws -> DeviceSigningKey {
         try await pool.write { db in
-            if let stored = try SigningKeyRecord.fetchOne(db) { return try DeviceSigningKey(rawRepresentation: stored.privateKey) }
+            if let stored = try SigningKeyRecord.fetchOne(db) {
+                return try DeviceSigningKey(rawRepresentation: try sealer.open(stored.privateKey, context: SealedColumn.signingKey))
+            }
             let key = DeviceSigningKey.generate()
-            try SigningKeyRecord(kid: key.publicJWK.kid, privateKey: key.rawRepresentation, createdAt: now).insert(db)
+            try SigningKeyRecord(kid: key.publicJWK.kid, privateKey: try sealer.seal(key.rawRepresentation, context: SealedColumn.signingKey),
+                                 createdAt: now).insert(db)
             return key
         }
     }

@@ -5,21 +5,28 @@ import PushAgentCore
 /// The agent's state in one SQLite database (WAL): device identity, accounts, approvals, processed ids, cursor, audit.
 public final class AgentStore: Sendable {
     let pool: DatabasePool
+    let sealer: SecretSealer
 
-    /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600.
-    public init(directory: String) throws {
+    /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600. Secrets
+    /// are sealed with `sealingKey`, or without one with the key file in `directory` (made on first use).
+    public init(directory: String, sealingKey: SealingKey? = nil) throws {
         let previousMask = umask(0o077)
         defer { umask(previousMask) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         chmod(directory, 0o700)
+        sealer = SecretSealer(key: try sealingKey ?? SealingKey.keyFile(in: directory))
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        pool = try DatabasePool(path: directory + "/agent.sqlite", configuration: configuration)
+        // Deleted and overwritten content is zeroed, not left in free pages: a secret replaced stays unreadable.
+        configuration.prepareDatabase { try $0.execute(sql: "PRAGMA secure_delete = ON") }
+        let path = directory + "/agent.sqlite"
+        pool = try DatabasePool(path: path, configuration: configuration)
         // GRDB's WAL default (NORMAL) survives a crashed process but not a power cut; a message the agent has
         // acknowledged to the relay must survive both, so every commit waits for the disk.
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         try Schema.migrator.migrate(pool)
+        try Self.prepareSealing(pool, sealer, path: path)
         for suffix in ["", "-wal", "-shm"] { chmod(directory + "/agent.sqlite" + suffix, 0o600) }
     }
 
@@ -28,7 +35,8 @@ public final class AgentStore: Sendable {
     public func deviceIdentity() async throws -> DeviceIdentity? {
         try await pool.read { db in
             try DeviceRecord.fetchOne(db).map {
-                DeviceIdentity(relayURL: $0.relayUrl, deviceId: $0.deviceId, token: $0.token, secret: $0.secret,
+                DeviceIdentity(relayURL: $0.relayUrl, deviceId: $0.deviceId, token: $0.token,
+                               secret: try sealer.open($0.secret, context: SealedColumn.deviceSecret),
                                registeredAt: $0.registeredAt)
             }
         }
@@ -39,7 +47,8 @@ public final class AgentStore: Sendable {
     public func saveDeviceIdentity(_ identity: DeviceIdentity, markAccountsForTokenUpdate: Bool) async throws {
         try await pool.write { db in
             try DeviceRecord(relayUrl: identity.relayURL, deviceId: identity.deviceId, token: identity.token,
-                             secret: identity.secret, registeredAt: identity.registeredAt, cursor: 0).save(db)
+                             secret: try sealer.seal(identity.secret, context: SealedColumn.deviceSecret),
+                             registeredAt: identity.registeredAt, cursor: 0).save(db)
             if markAccountsForTokenUpdate {
                 try db.execute(sql: "UPDATE account SET needs_token_update = 1, token_update_problem = NULL")
             }
@@ -167,7 +176,7 @@ public final class AgentStore: Sendable {
                               name: account.name, createdAt: account.createdAt, lookupKey: lookupKey,
                               credentials: credentials, totp: try totp.map { try JSONEncoder().encode($0) },
                               needsTokenUpdate: account.needsTokenUpdate,
-                              tokenUpdateProblem: account.tokenUpdateProblem).insert(db)
+                              tokenUpdateProblem: account.tokenUpdateProblem).sealed(sealer).insert(db)
         }
     }
 
@@ -177,13 +186,13 @@ public final class AgentStore: Sendable {
 
     /// An account by id or unique id prefix.
     public func account(matching idOrPrefix: String) async throws -> StoredAccount {
-        try await pool.read { db in try Self.stored(try Self.resolve(AccountRecord.self, idOrPrefix, what: "account", db)) }
+        try await pool.read { db in try self.stored(try Self.resolve(AccountRecord.self, idOrPrefix, what: "account", db)) }
     }
 
     public func account(provider: Provider, lookupKey: String) async throws -> StoredAccount? {
         try await pool.read { db in
             try AccountRecord.filter(Column("provider") == provider.rawValue && Column("lookup_key") == lookupKey)
-                .fetchOne(db).map(Self.stored)
+                .fetchOne(db).map(stored)
         }
     }
 
@@ -191,7 +200,7 @@ public final class AgentStore: Sendable {
     public func accountsNeedingTokenUpdate() async throws -> [StoredAccount] {
         try await pool.read { db in
             try AccountRecord.filter(Column("needs_token_update") == true).order(Column("created_at")).fetchAll(db)
-                .map(Self.stored)
+                .map(stored)
         }
     }
 
@@ -203,7 +212,8 @@ public final class AgentStore: Sendable {
             try db.execute(sql: """
                 UPDATE account SET credentials = ?, needs_token_update = 0, token_update_problem = NULL
                 WHERE id = ? AND (SELECT token FROM device) = ?
-                """, arguments: [credentials, accountId, sentToken])
+                """, arguments: [try sealer.seal(credentials, context: SealedColumn.credentials(account: accountId)),
+                                 accountId, sentToken])
             return db.changesCount > 0
         }
     }
@@ -220,7 +230,7 @@ public final class AgentStore: Sendable {
     public func accounts(provider: Provider) async throws -> [StoredAccount] {
         try await pool.read { db in
             try AccountRecord.filter(Column("provider") == provider.rawValue).order(Column("created_at")).fetchAll(db)
-                .map(Self.stored)
+                .map(stored)
         }
     }
 
@@ -231,7 +241,7 @@ public final class AgentStore: Sendable {
             guard var record = try AccountRecord.fetchOne(db, key: accountId) else {
                 throw StoreError.notFound("no account \(accountId)")
             }
-            record.credentials = credentials
+            record.credentials = try sealer.seal(credentials, context: SealedColumn.credentials(account: accountId))
             try record.update(db)
         }
     }
@@ -253,9 +263,10 @@ public final class AgentStore: Sendable {
         }
     }
 
-    private static func stored(_ record: AccountRecord) throws -> StoredAccount {
-        StoredAccount(account: try record.account(), credentials: record.credentials,
-                      totp: try record.totp.map { try JSONDecoder().decode(TOTPParameters.self, from: $0) })
+    private func stored(_ sealed: AccountRecord) throws -> StoredAccount {
+        let record = try sealed.opened(sealer)
+        return StoredAccount(account: try record.account(), credentials: record.credentials,
+                             totp: try record.totp.map { try JSONDecoder().decode(TOTPParameters.self, from: $0) })
     }
 
     // MARK: Approvals

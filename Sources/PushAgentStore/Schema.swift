@@ -138,6 +138,14 @@ enum Schema {
             }
             try db.create(index: "approval_account_received", on: "approval", columns: ["account_id", "received_at"])
         }
+        // Secrets sealed under a key-encryption key (AgentStore+Sealing): which key, so another one is refused.
+        migrator.registerMigration("sealing-v1") { db in
+            try db.create(table: "sealing") { t in
+                t.primaryKey("singleton", .integer).check { $0 == 1 }
+                t.column("key_id", .text).notNull()
+                t.column("sealed_at", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -22,6 +22,7 @@ struct Status: AsyncParsableCommand {
             relay: \(relay)
             device: \(status.deviceId ?? "(not registered yet)")
             accounts: \(status.counts.accounts)   pending: \(status.counts.pending)   rejected pushes: \(status.counts.rejectedPushes)
+            secrets sealed by: \(status.secretsSealedBy ?? "(not reported by this pushagentd)")
             """)
             for account in status.mutedAccounts ?? [] {
                 Output.say("muted: \(account.id) \(account.issuer) \(account.name) until \(account.mutedUntil.map(Output.timestamp) ?? "?")\(account.muteReason.map { " (\($0))" } ?? "")")

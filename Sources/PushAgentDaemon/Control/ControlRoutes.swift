@@ -105,7 +105,8 @@ struct ControlRoutes: Sendable {
             version: PushAgentVersion.string, uptimeSeconds: Int(Date().timeIntervalSince(startedAt)),
             deviceId: device?.deviceId, pushToken: device?.token, relay: relayState.current,
             counts: .init(accounts: counts.accounts, pending: counts.pending, rejectedPushes: counts.rejected),
-            mutedAccounts: try await store.accounts().filter { $0.isMuted(at: Date()) })
+            mutedAccounts: try await store.accounts().filter { $0.isMuted(at: Date()) },
+            secretsSealedBy: store.secretsSealedBy.rawValue)
     }
 
     private func code(for idOrPrefix: String) async throws -> CodeResponse {
