@@ -23,17 +23,8 @@ SENDER_KEY=bench-sender-key-0123456789
 [ "$(id -u)" = 0 ] || { echo "run as root: PostgreSQL is started as the postgres user" >&2; exit 1; }
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)
 
-WORK=$(mktemp -d /tmp/bench-relay-cluster.XXXXXX)
-chmod 0755 "$WORK"
-PIDS=()
-stop_all() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap stop_all EXIT
-ulimit -n "$(ulimit -Hn)"
-cc -O2 -o "$WORK/loadgen" "$ROOT/scripts/bench-relay/loadgen.c"
+start_workdir bench-relay-cluster
+chmod 0755 "$WORK" # for the postgres user
 
 as_postgres() { setpriv --reuid=postgres --regid=postgres --clear-groups "$@"; }
 install -d -o postgres -g postgres "$WORK/pg"
@@ -73,8 +64,6 @@ server_pids() {
         "$(cat "$WORK/balancer.pid") $(pgrep -P "$(cat "$WORK/balancer.pid")" | tr '\n' ' ')" ;;
     esac
 }
-cpu_ticks() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '{print $14 + $15}' /proc/"$pid"/stat))); done; echo $total; }
-TICK=$(getconf CLK_TCK)
 
 # pg1 runs alone on the database; pg3's other two instances and the balancer start after it.
 prepare() {
@@ -110,16 +99,7 @@ for target in $TARGETS; do
 
     echo "== $target: throughput ($CONNECTIONS connections, $THROUGHPUT_SECONDS s)" >&2
     register_devices "$PORT" 200 | cut -d' ' -f1 > "$WORK/tokens"
-    before=$(cpu_ticks "$target")
-    TOKENS_FILE=$WORK/tokens SENDER_KEY=$SENDER_KEY \
-        wrk -t2 -c"$CONNECTIONS" -d"${THROUGHPUT_SECONDS}s" -s "$ROOT/scripts/bench-relay/send-relay.lua" \
-        "http://127.0.0.1:$PORT" > "$WORK/wrk"
-    after=$(cpu_ticks "$target")
-    requests=$(awk '/requests in/{print $1}' "$WORK/wrk")
-    failed=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk")
-    [ -z "$failed" ] || { echo "$target: $failed of $requests sends failed" >&2; cat "$WORK/wrk" >&2; exit 1; }
-    RESULT[$target,rate]=$(awk '/Requests\/sec/{printf "%.0f", $2}' "$WORK/wrk")
-    RESULT[$target,cpu]=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$TICK" 'BEGIN{printf "%.3f", t*1000/hz/n}')
+    measure_throughput "$target" "$PORT" "$ROOT/scripts/bench-relay/send-relay.lua"
 done
 
 row() {

@@ -23,16 +23,7 @@ SENDER_KEY=bench-sender-key-0123456789
 "$ROOT/scripts/install-packages.sh" nginx libnginx-mod-nchan redis-server wrk gcc
 [ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release first" >&2; exit 1; }
 
-WORK=$(mktemp -d /tmp/bench-relay.XXXXXX)
-PIDS=()
-stop_all() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    wait 2>/dev/null || true
-    rm -rf "$WORK"
-}
-trap stop_all EXIT
-ulimit -n "$(ulimit -Hn)"
-cc -O2 -o "$WORK/loadgen" "$ROOT/scripts/bench-relay/loadgen.c"
+start_workdir bench-relay
 
 redis-server --port $REDIS_PORT --bind 127.0.0.1 --dir "$WORK" --appendonly yes --appendfsync always --save "" \
     --daemonize no --logfile "$WORK/redis.log" &
@@ -72,10 +63,8 @@ server_pids() {
     esac
 }
 port_of() { case $1 in relay) echo $RELAY_PORT ;; nchan) echo $MEMORY_PORT ;; redis) echo $REDIS_BACKED_PORT ;; esac; }
-cpu_ticks() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '{print $14 + $15}' /proc/"$pid"/stat))); done; echo $total; }
 rss_kib() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '/VmRSS/{print $2}' /proc/"$pid"/status))); done; echo $total; }
 fds() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(ls /proc/"$pid"/fd | wc -l))); done; echo $total; }
-TICK=$(getconf CLK_TCK)
 # The relay's waiting polls are tasks that may outlive their connection: count them too, not only descriptors.
 polls_released() {
     [ "$1" != relay ] && return 0
@@ -103,15 +92,7 @@ for target in $TARGETS; do
     else
         script="$ROOT/scripts/bench-relay/publish-nchan.lua"
     fi
-    before=$(cpu_ticks "$target")
-    TOKENS_FILE=$WORK/tokens SENDER_KEY=$SENDER_KEY CHANNELS=200 \
-        wrk -t2 -c"$CONNECTIONS" -d"${THROUGHPUT_SECONDS}s" -s "$script" "http://127.0.0.1:$port" > "$WORK/wrk"
-    after=$(cpu_ticks "$target")
-    requests=$(awk '/requests in/{print $1}' "$WORK/wrk")
-    failed=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk")
-    [ -z "$failed" ] || { echo "$target: $failed of $requests sends failed" >&2; cat "$WORK/wrk" >&2; exit 1; }
-    RESULT[$target,rate]=$(awk '/Requests\/sec/{printf "%.0f", $2}' "$WORK/wrk")
-    RESULT[$target,cpu]=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$TICK" 'BEGIN{printf "%.3f", t*1000/hz/n}')
+    measure_throughput "$target" "$port" "$script"
 
     echo "== $target: $HOLD waiting long-polls, then $DROP disconnect" >&2
     rss_before=$(rss_kib "$target")

@@ -21,3 +21,37 @@ wait_healthy() {
     echo "nothing healthy on port $1" >&2
     return 1
 }
+
+# start_workdir NAME: $WORK, a temporary directory removed at exit once every process in $PIDS is stopped; the
+# open-file limit raised to the hard limit; the load generator compiled into it.
+start_workdir() {
+    WORK=$(mktemp -d "/tmp/$1.XXXXXX")
+    PIDS=()
+    trap stop_all EXIT
+    ulimit -n "$(ulimit -Hn)"
+    cc -O2 -o "$WORK/loadgen" "$ROOT/scripts/bench-relay/loadgen.c"
+}
+stop_all() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    wait 2>/dev/null || true
+    rm -rf "$WORK"
+}
+
+# CPU time (ticks) of the processes `server_pids TARGET` (each script's own) names.
+cpu_ticks() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '{print $14 + $15}' /proc/"$pid"/stat))); done; echo $total; }
+TICK=$(getconf CLK_TCK)
+
+# measure_throughput TARGET PORT WRK_SCRIPT: wrk for THROUGHPUT_SECONDS over CONNECTIONS; fails on any non-2xx
+# answer; sets RESULT[TARGET,rate] (messages/s) and RESULT[TARGET,cpu] (server CPU ms per message).
+measure_throughput() {
+    local target=$1 port=$2 script=$3 before after requests failed
+    before=$(cpu_ticks "$target")
+    TOKENS_FILE=$WORK/tokens SENDER_KEY=$SENDER_KEY CHANNELS=200 \
+        wrk -t2 -c"$CONNECTIONS" -d"${THROUGHPUT_SECONDS}s" -s "$script" "http://127.0.0.1:$port" > "$WORK/wrk"
+    after=$(cpu_ticks "$target")
+    requests=$(awk '/requests in/{print $1}' "$WORK/wrk")
+    failed=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk")
+    [ -z "$failed" ] || { echo "$target: $failed of $requests sends failed" >&2; cat "$WORK/wrk" >&2; exit 1; }
+    RESULT[$target,rate]=$(awk '/Requests\/sec/{printf "%.0f", $2}' "$WORK/wrk")
+    RESULT[$target,cpu]=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$TICK" 'BEGIN{printf "%.3f", t*1000/hz/n}')
+}
