@@ -48,29 +48,12 @@ struct DeviceAPITests {
 
     @Test(arguments: TestBackend.available) func waitingPollIsWokenBySendAtOnce(backend: TestBackend) async throws {
         try await withRelay(on: backend) { relay in
-            let device = try await relay.register()
-            let clock = ContinuousClock()
-            var latencies: [Duration] = []
-            var cursor: Int64 = 0
-            // Measured from the send's answer: the wake happens before it, so what remains is the poll's own
-            // answer, not a polling interval. The best of three rounds keeps a loaded 2-CPU CI machine from
-            // failing the test; a poll that really waited would be slow in every round.
-            for _ in 1...3 {
-                let poll = Task { [cursor] in try await relay.poll(device, query: "after=\(cursor)&wait=10") }
-                try await relay.waitForWaitingPolls(1)
-                _ = try await relay.send(to: device)
-                let sent = clock.now
-                let result = try await poll.value
-                latencies.append(clock.now - sent)
-                #expect(result.messages.count == 1)
-                cursor = result.next
-            }
+            let latencies = try await wakeLatencies(sender: relay, poller: relay, device: try await relay.register())
             let best = try #require(latencies.min())
             // Alone the PostgreSQL backend answers in 3–6 ms; inside the full parallel suite on 2 CPUs its server
             // has taken 0.5 s, still far from the 10 s wait a poll that missed its wake-up would take.
             let bound: Duration = backend == .sqlite ? .milliseconds(500) : .seconds(2)
             #expect(best < bound, "poll answers after the send: \(latencies)")
-            #expect(latencies.allSatisfy { $0 < .seconds(5) }, "poll answers after the send: \(latencies)")
         }
     }
 
