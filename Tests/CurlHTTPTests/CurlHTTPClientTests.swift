@@ -284,8 +284,9 @@ private func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -
                 _ = try? await reader.value
             }
             // The stream never ends by itself, so ending at all proves the cancel; the bound only leaves room for a
-            // loaded machine (it is about a millisecond when idle).
-            #expect(waited < .seconds(2), "cancellation ended the transfer after \(waited)")
+            // loaded machine (about a millisecond when idle; a full parallel CI run on 2 CPUs once took 2.04 s) while
+            // still telling a cancel from a transfer timeout.
+            #expect(waited < .seconds(10), "cancellation ended the transfer after \(waited)")
             // The client is still usable: the aborted transfer left nothing behind.
             #expect(try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/hello")).text == "hello")
         }

@@ -123,7 +123,8 @@ struct RelayConnectionLimitTests {
             try await eventually("both polls are released", timeout: .seconds(5)) {
                 try await relay.metric("pushrelay_polls_waiting") == 0
             }
-            #expect(clock.now - left < .seconds(1))
+            // Released at once, not at the end of their 60 s wait; the bound leaves room for a loaded CI machine.
+            #expect(clock.now - left < .seconds(4))
             #expect(ProcessDescriptors.count(pid: relay.process.pid) <= descriptors - 2, "their connections are closed")
         }
     }
