@@ -111,17 +111,9 @@ final class PollWaiters: Sendable {
 
     /// Wakes every poll, each to read its device's messages again: for when sends may have gone unannounced (another
     /// instance's, while the wake-up channel was down).
+    /// (A poll that begins after the snapshot reads the queue as it is then.)
     func notifyAll() {
-        let woken = state.withLock { state in
-            for deviceID in state.slots.keys where state.slots[deviceID]?.continuation == nil {
-                state.slots[deviceID]?.notifiedBeforeWait = true
-            }
-            return Array(state.slots.keys).compactMap { Self.takeContinuation(deviceID: $0, from: &state) }
-        }
-        for (continuation, timer) in woken {
-            timer?.cancel()
-            continuation.resume(returning: .notified)
-        }
+        for deviceID in state.withLock({ Array($0.slots.keys) }) { notify(deviceID: deviceID) }
     }
 
     /// Ends a poll in progress, e.g. because its device was deleted.

@@ -119,8 +119,7 @@ final class PostgresRelayStore: RelayStorage {
         do {
             row = try await rows("""
                 SELECT seq, collapsed FROM pushrelay_enqueue(\(deviceID), \(messageID), \(data), \(notification),
-                    \(outgoing.priority.rawValue), \(outgoing.collapseKey), \(now), \(expiresAt), \(now),
-                    \(maximumQueuedPerDevice))
+                    \(outgoing.priority.rawValue), \(outgoing.collapseKey), \(now), \(expiresAt), \(maximumQueuedPerDevice))
                 """).first
         } catch let error as PSQLError where error.serverInfo?[.sqlState] == PostgresSchema.queueFullState {
             throw DeviceQueueFull(limit: maximumQueuedPerDevice)
@@ -239,7 +238,7 @@ struct PostgresFailure: Error, CustomStringConvertible {
     var error: any Error
 
     var description: String {
-        let reason = (error as? PSQLError).map { PostgresErrorText($0).text } ?? "\(error)"
+        let reason = PostgresErrorText(error).text
         return "PostgreSQL at \(settings.endpoint) (database \(settings.database)): \(doing) failed: \(reason)"
     }
 }

@@ -58,7 +58,7 @@ enum PostgresSchema {
             """
             CREATE FUNCTION pushrelay_enqueue(
                 p_device text, p_message_id text, p_data text, p_notification text, p_priority text,
-                p_collapse_key text, p_sent_at bigint, p_expires_at bigint, p_now bigint, p_limit bigint,
+                p_collapse_key text, p_now bigint, p_expires_at bigint, p_limit bigint,
                 OUT seq bigint, OUT collapsed integer) RETURNS SETOF record LANGUAGE plpgsql AS $$
             BEGIN
                 UPDATE device SET last_seq = last_seq + 1 WHERE id = p_device RETURNING last_seq INTO seq;
@@ -72,7 +72,7 @@ enum PostgresSchema {
                     RAISE EXCEPTION 'queue of device % is full', p_device USING ERRCODE = '\(unescaped: queueFullState)';
                 END IF;
                 INSERT INTO message (device_id, seq, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
-                VALUES (p_device, seq, p_message_id, p_data, p_notification, p_priority, p_collapse_key, p_sent_at, p_expires_at);
+                VALUES (p_device, seq, p_message_id, p_data, p_notification, p_priority, p_collapse_key, p_now, p_expires_at);
                 RETURN NEXT;
             END $$
             """,

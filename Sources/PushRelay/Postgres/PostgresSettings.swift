@@ -144,7 +144,12 @@ struct PostgresUnavailable: Error, CustomStringConvertible {
 struct PostgresErrorText {
     let text: String
 
-    init(_ error: PSQLError) {
+    /// Any error from postgres-nio; one that is not a PSQLError as itself.
+    init(_ error: any Error) {
+        guard let error = error as? PSQLError else {
+            text = "\(error)"
+            return
+        }
         if let message = error.serverInfo?[.message] {
             text = "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
         } else if let underlying = error.underlying {

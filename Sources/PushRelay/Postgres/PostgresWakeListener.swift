@@ -39,16 +39,12 @@ struct PostgresWakeListener: Sendable {
             } catch where Task.isCancelled {
                 return
             } catch {
-                logger.warning("wake-up channel down, retrying in \(backoff): \(Self.text(error)); polls on this instance miss sends to other instances until it is back")
+                logger.warning("wake-up channel down, retrying in \(backoff): \(PostgresErrorText(error).text); polls on this instance miss sends to other instances until it is back")
             }
             lostConnection = true
             try? await Task.sleep(for: backoff)
             backoff = min(backoff * 2, Self.maximumBackoff)
         }
-    }
-
-    private static func text(_ error: any Error) -> String {
-        (error as? PSQLError).map { PostgresErrorText($0).text } ?? "\(error)"
     }
 }
 
