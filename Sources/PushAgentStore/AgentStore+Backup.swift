@@ -13,14 +13,13 @@ extension AgentStore {
     /// Every account as a backup holds it, read in one transaction (`boundToMachine` is the provider's to say).
     public func accountsForBackup() async throws -> [BackupAccount] {
         try await pool.read { db in
-            try AccountRecord.order(Column("created_at")).fetchAll(db).map { sealed in
-                let record = try sealed.opened(sealer)
-                let account = try record.account()
+            try AccountRecord.order(Column("created_at")).fetchAll(db).map { record in
+                let stored = try stored(record)
+                let account = stored.account
                 return BackupAccount(
                     id: account.id, provider: account.provider, issuer: account.issuer, name: account.name,
-                    createdAt: account.createdAt, lookupKey: record.lookupKey, credentials: record.credentials,
-                    totp: try record.totp.map { try JSONDecoder().decode(TOTPParameters.self, from: $0) },
-                    boundToMachine: false)
+                    createdAt: account.createdAt, lookupKey: record.lookupKey, credentials: stored.credentials,
+                    totp: stored.totp, boundToMachine: false)
             }
         }
     }

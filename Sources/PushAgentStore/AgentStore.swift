@@ -27,7 +27,7 @@ public final class AgentStore: Sendable {
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         try Schema.migrator.migrate(pool)
         try Self.prepareSealing(pool, sealer, path: path)
-        for suffix in ["", "-wal", "-shm"] { chmod(directory + "/agent.sqlite" + suffix, 0o600) }
+        for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
     }
 
     // MARK: Device identity and relay cursor
@@ -263,7 +263,7 @@ public final class AgentStore: Sendable {
         }
     }
 
-    private func stored(_ sealed: AccountRecord) throws -> StoredAccount {
+    func stored(_ sealed: AccountRecord) throws -> StoredAccount {
         let record = try sealed.opened(sealer)
         return StoredAccount(account: try record.account(), credentials: record.credentials,
                              totp: try record.totp.map { try JSONDecoder().decode(TOTPParameters.self, from: $0) })

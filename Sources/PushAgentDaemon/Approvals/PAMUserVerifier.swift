@@ -17,10 +17,7 @@ struct PAMAuthenticator: Sendable {
     /// (pam_acct_mgmt). PAM blocks, for seconds on a wrong password (pam_unix's delay), so it runs on a thread of
     /// its own rather than on the cooperative pool.
     func authenticate(user: String, password: String) async throws(Failure) {
-        let failure: Failure? = await withCheckedContinuation { continuation in
-            Thread { continuation.resume(returning: run(user: user, password: password)) }.start()
-        }
-        if let failure { throw failure }
+        if let failure = await onOwnThread({ run(user: user, password: password) }) { throw failure }
     }
 
     private func run(user: String, password: String) -> Failure? {

@@ -25,7 +25,7 @@ struct BackupService: Sendable {
         let document = try BackupDocument(createdAt: Date(), accounts: accounts).encoded()
         let file: Data
         do {
-            file = try await Self.onOwnThread { try BackupFile.seal(document, passphrase: passphrase) }
+            file = try await onOwnThread { try BackupFile.seal(document, passphrase: passphrase) }
         } catch let error as BackupFileError {
             throw ControlError(.invalidArgument, error.description)
         }
@@ -39,7 +39,7 @@ struct BackupService: Sendable {
     func restore(file: Data, passphrase: String, peer: Peer) async throws -> RestoreResponse {
         let document: BackupDocument
         do {
-            document = try await Self.onOwnThread {
+            document = try await onOwnThread {
                 try BackupDocument.decode(try BackupFile.open(file, passphrase: passphrase))
             }
         } catch let error as BackupFileError {
@@ -69,14 +69,6 @@ struct BackupService: Sendable {
         }
         if !added.isEmpty { tokenUpdater.accountsFlagged() }
         return RestoreResponse(accounts: restored)
-    }
-
-    /// scrypt holds a CPU and tens of MiB for a fraction of a second: on a thread of its own, not on one of the
-    /// cooperative pool's few, which serve every other request meanwhile.
-    private static func onOwnThread<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result(catching: work)) }.start()
-        }
     }
 
     private func describe(_ account: BackupAccount, _ outcome: AccountRestoreOutcome) -> RestoredAccount {

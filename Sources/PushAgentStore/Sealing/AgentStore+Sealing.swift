@@ -34,13 +34,7 @@ extension AgentStore {
             try db.execute(sql: "UPDATE device SET secret = ?",
                            arguments: [try sealer.seal(secret, context: SealedColumn.deviceSecret)])
         }
-        for row in try Row.fetchAll(db, sql: "SELECT id, credentials, totp FROM account") {
-            let id: String = row["id"], credentials: Data = row["credentials"], totp: Data? = row["totp"]
-            try db.execute(sql: "UPDATE account SET credentials = ?, totp = ? WHERE id = ?", arguments: [
-                try sealer.seal(credentials, context: SealedColumn.credentials(account: id)),
-                try totp.map { try sealer.seal($0, context: SealedColumn.totp(account: id)) }, id,
-            ])
-        }
+        for record in try AccountRecord.fetchAll(db) { try record.sealed(sealer).update(db) }
         if let key = try Data.fetchOne(db, sql: "SELECT private_key FROM signing_key") {
             try db.execute(sql: "UPDATE signing_key SET private_key = ?",
                            arguments: [try sealer.seal(key, context: SealedColumn.signingKey)])
