@@ -10,13 +10,8 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/bench-relay/common.sh"
-RELAY=${RELAY:-$ROOT/.build/release/pushrelay}
-LATENCY_COUNT=${LATENCY_COUNT:-2000}
-THROUGHPUT_SECONDS=${THROUGHPUT_SECONDS:-8}
-CONNECTIONS=${CONNECTIONS:-64}
 TARGETS=${TARGETS:-sqlite pg1 pg3}
 SQLITE_PORT=18611 BALANCER_PORT=18612 PG_PORT=18613 INSTANCE_PORTS=(18614 18615 18616)
-SENDER_KEY=bench-sender-key-0123456789
 
 "$ROOT/scripts/install-packages.sh" postgresql nginx wrk gcc
 [ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release first" >&2; exit 1; }

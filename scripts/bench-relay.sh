@@ -10,15 +10,10 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 . "$ROOT/scripts/bench-relay/common.sh"
-RELAY=${RELAY:-$ROOT/.build/release/pushrelay}
-LATENCY_COUNT=${LATENCY_COUNT:-2000}
-THROUGHPUT_SECONDS=${THROUGHPUT_SECONDS:-8}
-CONNECTIONS=${CONNECTIONS:-64}
 HOLD=${HOLD:-10000}
 DROP=${DROP:-2000}
 TARGETS=${TARGETS:-relay nchan redis}
 RELAY_PORT=18601 MEMORY_PORT=18602 REDIS_BACKED_PORT=18603 REDIS_PORT=18604
-SENDER_KEY=bench-sender-key-0123456789
 
 "$ROOT/scripts/install-packages.sh" nginx libnginx-mod-nchan redis-server wrk gcc
 [ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release first" >&2; exit 1; }

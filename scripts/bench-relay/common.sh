@@ -1,4 +1,10 @@
-# Shared by bench-relay.sh and bench-relay-cluster.sh (sourced).
+# Shared by bench-relay.sh and bench-relay-cluster.sh (sourced after ROOT is set): the settings both take from the
+# environment (see their headers), and what both do.
+RELAY=${RELAY:-$ROOT/.build/release/pushrelay}
+LATENCY_COUNT=${LATENCY_COUNT:-2000}
+THROUGHPUT_SECONDS=${THROUGHPUT_SECONDS:-8}
+CONNECTIONS=${CONNECTIONS:-64}
+SENDER_KEY=bench-sender-key-0123456789
 
 # register_devices PORT N: registers N devices on the relay at PORT; prints "push_token device_id secret" per line.
 register_devices() {
