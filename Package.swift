@@ -90,8 +90,12 @@ let package = Package(
         // The relay: device registration, long-poll, FCM-v1-compatible send API, the OAuth2 token endpoint.
         .target(name: "PushRelay", dependencies: [
             "SystemdSupport", "ConnectionGuards",
-            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOPosix", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOExtras", package: "swift-nio-extras"),
+            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),

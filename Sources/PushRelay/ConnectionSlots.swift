@@ -6,8 +6,8 @@ import Synchronization
 /// Bounds the relay's open connections below its file-descriptor limit, and when full makes room by closing the
 /// connection that has been awaiting a request the longest (idle, or trickling a slowloris request), never one
 /// being answered (a waiting long-poll). A flood of slow connections then only ever pushes out its own oldest, and a
-/// well-behaved client that sends its request at once is served in its place. Hummingbird's
-/// `MaximumAvailableConnections` stops accepting instead, which queues every new client behind the flood.
+/// well-behaved client that sends its request at once is served in its place. A bound that stops accepting instead
+/// (Hummingbird's `MaximumAvailableConnections`) queues every new client behind the flood.
 final class ConnectionSlots: ConnectionTracker {
     /// File descriptors kept for what is not a connection: the listener, SQLite and its journal, the event loops.
     static let reservedDescriptors = 64

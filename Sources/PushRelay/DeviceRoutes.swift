@@ -1,6 +1,5 @@
-import ConnectionGuards
 import Foundation
-import Hummingbird
+import HTTPTypes
 import Logging
 import NIOCore
 
@@ -16,21 +15,19 @@ struct DeviceRoutes: Sendable {
     let metrics: RelayMetrics
     let registrationKeyDigest: [UInt8]?
 
-    func add(to router: Router<ConnectionContext>) {
-        router.post("/v1/devices") { request, context in
-            try await Self.answering { try await self.register(request, context) }
+    func add(to router: inout RelayRouter) {
+        router.add(.post, "/v1/devices", maxBody: Self.maxRegistrationBody) { request in
+            try await Self.answering { try await self.register(request) }
         }
-        router.get("/v1/devices/:device_id/messages") { request, context in
-            // In a task of its own: a task's stack memory stays at its deepest for as long as the task lives, and the
-            // connection's task lives as long as the long-poll waits; this one's is freed once the answer is decided.
-            try await Task { try await Self.answering { try await self.poll(request, context) } }.value
+        router.add(.get, "/v1/devices/:device_id/messages") { request in
+            try await Self.answering { try await self.poll(request) }
         }
-        router.delete("/v1/devices/:device_id") { request, context in
-            try await Self.answering { try await self.delete(request, context) }
+        router.add(.delete, "/v1/devices/:device_id") { request in
+            try await Self.answering { try await self.delete(request) }
         }
     }
 
-    private static func answering(_ handler: () async throws -> Response) async throws -> Response {
+    private static func answering(_ handler: () async throws -> RelayResponse?) async throws -> RelayResponse? {
         do {
             return try await handler()
         } catch let error as DeviceAPIError {
@@ -43,14 +40,14 @@ struct DeviceRoutes: Sendable {
         var platform: String?
     }
 
-    private func register(_ request: Request, _ context: ConnectionContext) async throws -> Response {
+    private func register(_ request: RelayRequest) async throws -> RelayResponse {
         if let registrationKeyDigest {
             guard let presented = bearerCredential(request), secretMatches(presented, digest: registrationKeyDigest) else {
                 throw DeviceAPIError.unauthorized("this relay requires its registration key as a Bearer token")
             }
         }
         let body: Data
-        do { body = try await readBody(request, limit: Self.maxRegistrationBody) }
+        do { body = try request.bodyData() }
         catch { throw DeviceAPIError.invalidArgument(error.message) }
         let fields: RegistrationBody
         do {
@@ -63,7 +60,7 @@ struct DeviceRoutes: Sendable {
             throw DeviceAPIError.invalidArgument("name is limited to 200 characters and platform to 64")
         }
         let registration = try await store.registerDevice(name: name, platform: platform)
-        context.logger.info("device registered", metadata: ["device_id": "\(registration.deviceID)", "platform": "\(platform)"])
+        request.logger.info("device registered", metadata: ["device_id": "\(registration.deviceID)", "platform": "\(platform)"])
         return try jsonResponse(.created, registration)
     }
 
@@ -72,12 +69,15 @@ struct DeviceRoutes: Sendable {
         var next: Int64
     }
 
-    private func poll(_ request: Request, _ context: ConnectionContext) async throws -> Response {
-        let query = request.uri.queryParameters
+    /// Answers at once when messages are queued or the poll does not wait; otherwise returns nil and answers through
+    /// the request's responder when a send, the deadline, a newer poll, shutdown or the client's leaving ends the
+    /// wait. No task waits meanwhile: the waiter's callback starts the next read.
+    private func poll(_ request: RelayRequest) async throws -> RelayResponse? {
+        let query = request.query
         let after = try Self.integer(query["after"], name: "after", range: 0...Int64.max, default: 0)
         let wait = try Self.integer(query["wait"], name: "wait", range: 0...Int64(Self.maxWaitSeconds), default: 0)
         let limit = try Self.integer(query["limit"], name: "limit", range: 1...Int64(Self.maxLimit), default: Int64(Self.defaultLimit))
-        let device = try await authorizedDevice(request, context)
+        let device = try await authorizedDevice(request)
 
         // `begin` before the first read: a send that lands between the read and the wait still wakes the poll.
         let ticket = waiters.begin(deviceID: device.id)
@@ -87,7 +87,7 @@ struct DeviceRoutes: Sendable {
         } catch {
             waiters.end(ticket)
             if let error = error as? CursorAheadError {
-                context.logger.warning("device's cursor is ahead of this relay: acknowledged nothing", metadata: [
+                request.logger.warning("device's cursor is ahead of this relay: acknowledged nothing", metadata: [
                     "device_id": "\(device.id)", "after": "\(error.after)", "delivered_seq": "\(error.lastDelivered)"])
                 throw DeviceAPIError.cursorAhead(error)
             }
@@ -96,43 +96,61 @@ struct DeviceRoutes: Sendable {
         metrics.add(.delivered, first.acknowledged)
         guard first.messages.isEmpty, wait > 0 else {
             waiters.end(ticket)
-            return try jsonResponse(.ok, PollResponse(messages: first.messages, next: first.messages.last?.seq ?? after))
+            return try Self.batch(first.messages, after: after)
         }
-        // Nothing yet: the answer waits in its body writer, which Hummingbird runs once this handler and the router's
-        // frames have returned, so a waiting poll holds a shallow task stack (most of a waiting poll's memory).
-        let deadline = ContinuousClock.now + .seconds(wait)
-        let connection = context.channel, logger = context.logger
-        var headers = HTTPFields()
-        headers[.contentType] = "application/json"
-        return Response(status: .ok, headers: headers, body: ResponseBody { writer in
-            let messages = await waitForMessages(
-                ticket, after: after, limit: Int(limit), deadline: deadline, connection: connection, logger: logger)
-            try await writer.write(try jsonBody(PollResponse(messages: messages, next: messages.last?.seq ?? after)))
-            try await writer.finish(nil)
-        })
+        PollWait(routes: self, ticket: ticket, after: after, limit: Int(limit), deadline: .now + .seconds(wait),
+                 connection: request.connection, responder: request.responder, logger: request.logger).next()
+        return nil
     }
 
-    /// Waits for a send to the device, a newer poll, the deadline, shutdown, or the client closing its connection.
-    /// The status is sent already: a failed read after a wake answers an empty batch, and the next poll says why.
-    private func waitForMessages(
-        _ ticket: PollWaiters.Ticket, after: Int64, limit: Int, deadline: ContinuousClock.Instant,
-        connection: any Channel, logger: Logger
-    ) async -> [RelayMessage] {
-        defer { waiters.end(ticket) }
-        while ContinuousClock.now < deadline,
-              await waiters.wait(ticket, until: deadline, connection: connection) == .notified {
-            do {
-                // A deleted device's poll ends empty; its next one gets the 404.
-                guard let messages = try await store.messages(
-                    deviceID: ticket.deviceID, after: after, limit: limit, now: nowMilliseconds()) else { return [] }
-                if !messages.isEmpty { return messages }
-            } catch {
-                logger.warning("long-poll ended empty: reading the device's messages failed: \(error)",
-                               metadata: ["device_id": "\(ticket.deviceID)"])
-                return []
+    private static func batch(_ messages: [RelayMessage], after: Int64) throws -> RelayResponse {
+        try jsonResponse(.ok, PollResponse(messages: messages, next: messages.last?.seq ?? after))
+    }
+
+    /// A long-poll waiting for messages. The status is sent with the answer: a failed read after a wake answers an
+    /// empty batch, and the next poll says why.
+    private struct PollWait: Sendable {
+        let routes: DeviceRoutes
+        let ticket: PollWaiters.Ticket
+        let after: Int64
+        let limit: Int
+        let deadline: ContinuousClock.Instant
+        let connection: any Channel
+        let responder: RelayResponder
+        let logger: Logger
+
+        /// Waits again, unless the deadline has passed.
+        func next() {
+            guard ContinuousClock.now < deadline else { return finish([]) }
+            routes.waiters.wait(ticket, until: deadline, connection: connection) { outcome in
+                guard outcome == .notified else { return finish([]) }
+                Task { await read() }
             }
         }
-        return []
+
+        private func read() async {
+            do {
+                // A deleted device's poll ends empty; its next one gets the 404.
+                guard let messages = try await routes.store.messages(
+                    deviceID: ticket.deviceID, after: after, limit: limit, now: nowMilliseconds()) else { return finish([]) }
+                if messages.isEmpty { return next() }
+                finish(messages)
+            } catch {
+                logger.warning("long-poll ended empty: reading the device's messages failed: \(error)",
+                                       metadata: ["device_id": "\(ticket.deviceID)"])
+                finish([])
+            }
+        }
+
+        private func finish(_ messages: [RelayMessage]) {
+            routes.waiters.end(ticket)
+            do {
+                responder.send(try DeviceRoutes.batch(messages, after: after))
+            } catch {
+                logger.error("long-poll answer could not be encoded: \(error)")
+                responder.send(.text(.internalServerError, "the relay could not answer this request; its log says why\n"))
+            }
+        }
     }
 
     private func read(deviceID: String, after: Int64, limit: Int) async throws -> PollResult {
@@ -142,18 +160,18 @@ struct DeviceRoutes: Sendable {
         return result
     }
 
-    private func delete(_ request: Request, _ context: ConnectionContext) async throws -> Response {
-        let device = try await authorizedDevice(request, context)
+    private func delete(_ request: RelayRequest) async throws -> RelayResponse {
+        let device = try await authorizedDevice(request)
         if try await store.deleteDevice(id: device.id) {
             waiters.dismiss(deviceID: device.id)
-            context.logger.info("device deleted", metadata: ["device_id": "\(device.id)"])
+            request.logger.info("device deleted", metadata: ["device_id": "\(device.id)"])
         }
-        return Response(status: .noContent)
+        return RelayResponse(status: .noContent)
     }
 
     /// Unknown device → 404 before any credential check: that is the agent's cue to register again.
-    private func authorizedDevice(_ request: Request, _ context: ConnectionContext) async throws -> StoredDevice {
-        let id = context.parameters.get("device_id") ?? ""
+    private func authorizedDevice(_ request: RelayRequest) async throws -> StoredDevice {
+        let id = String(request.parameters["device_id"] ?? "")
         guard let device = try await store.device(id: id) else {
             throw DeviceAPIError.notFound("device \(id) is not registered")
         }
@@ -163,7 +181,7 @@ struct DeviceRoutes: Sendable {
         return device
     }
 
-    private static func integer(_ value: Substring?, name: String, range: ClosedRange<Int64>, default defaultValue: Int64) throws -> Int64 {
+    private static func integer(_ value: String?, name: String, range: ClosedRange<Int64>, default defaultValue: Int64) throws -> Int64 {
         guard let value else { return defaultValue }
         guard let number = Int64(value), range.contains(number) else {
             throw DeviceAPIError.invalidArgument("\(name) must be an integer in \(range.lowerBound)...\(range.upperBound), got \"\(value)\"")

@@ -39,7 +39,8 @@ struct FCMSendRequest: Equatable, Sendable {
         let token = try target(message)
         let data = try dataPayload(message["data"], at: "message.data") ?? [:]
         let notification = try stringMap(message["notification"], at: "message.notification")
-        if let unknown = notification?.keys.sorted().first(where: { !notificationFields.contains($0) }) {
+        if let notification, !notificationFields.isSuperset(of: notification.keys),
+           let unknown = notification.keys.sorted().first(where: { !notificationFields.contains($0) }) {
             throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(unknown)\" at 'message.notification': Cannot find field.")
         }
         for name in ["apns", "webpush", "fcm_options"] {
@@ -66,25 +67,34 @@ struct FCMSendRequest: Equatable, Sendable {
     /// the proto name and refuses fields FCM does not know.
     private static func fields(_ object: [String: JSONValue], allowed: Set<String>, at path: String?) throws(FCMError) -> [String: JSONValue] {
         var result: [String: JSONValue] = [:]
-        for key in object.keys.sorted() {
+        result.reserveCapacity(object.count)
+        for (key, value) in object {
             let name = snakeCase(key)
             guard allowed.contains(name) else {
+                // The first unknown name in order, so that the error does not depend on hashing.
+                let unknown = object.keys.sorted().first { !allowed.contains(snakeCase($0)) } ?? key
                 let location = path.map { " at '\($0)'" } ?? ""
-                throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(key)\"\(location): Cannot find field.")
+                throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(unknown)\"\(location): Cannot find field.")
             }
-            result[name] = object[key]
+            result[name] = value
         }
         return result
     }
 
+    /// lowerCamelCase to snake_case; field names are ASCII, and most arrive in snake_case already.
     private static func snakeCase(_ key: String) -> String {
-        key.reduce(into: "") { result, character in
-            if character.isUppercase {
-                result += "_" + character.lowercased()
+        guard key.utf8.contains(where: { (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains($0) }) else { return key }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(key.utf8.count + 4)
+        for byte in key.utf8 {
+            if (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) {
+                bytes.append(UInt8(ascii: "_"))
+                bytes.append(byte + 32)
             } else {
-                result.append(character)
+                bytes.append(byte)
             }
         }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     private static func target(_ message: [String: JSONValue]) throws(FCMError) -> String {
@@ -107,8 +117,11 @@ struct FCMSendRequest: Equatable, Sendable {
             return nil
         case .object(let object)?:
             var result: [String: String] = [:]
-            for key in object.keys.sorted() {
-                guard case .string(let string) = object[key] else {
+            result.reserveCapacity(object.count)
+            for (key, value) in object {
+                guard case .string(let string) = value else {
+                    // The first such key in order, so that the error does not depend on hashing.
+                    let key = object.keys.sorted().first { if case .string = object[$0] { false } else { true } } ?? key
                     throw .invalidArgument(
                         "Invalid value at '\(path)[\"\(key)\"]' (TYPE_STRING), got \(object[key]?.typeName ?? "nothing"): values must be strings")
                 }
@@ -122,7 +135,7 @@ struct FCMSendRequest: Equatable, Sendable {
 
     private static func dataPayload(_ value: JSONValue?, at path: String) throws(FCMError) -> [String: String]? {
         let data = try stringMap(value, at: path)
-        if let reserved = data?.keys.sorted().first(where: isReservedDataKey) {
+        if let data, data.keys.contains(where: isReservedDataKey), let reserved = data.keys.sorted().first(where: isReservedDataKey) {
             throw .invalidArgument("Invalid data payload key: \(reserved)")
         }
         return data
@@ -201,14 +214,11 @@ struct FCMSendRequest: Equatable, Sendable {
         return seconds * 1000 + milliseconds
     }
 
+    /// The payload's size as compact JSON, `{"data":{…},"notification":{…}}` (an empty data map left out).
     static func payloadSize(_ message: OutgoingMessage) -> Int {
-        struct Payload: Encodable {
-            var data: [String: String]?
-            var notification: [String: String]?
-        }
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let payload = Payload(data: message.data.isEmpty ? nil : message.data, notification: message.notification)
-        return (try? encoder.encode(payload).count) ?? Int.max
+        var fields: [String] = []
+        if !message.data.isEmpty { fields.append("\"data\":" + JSONText.object(message.data)) }
+        if let notification = message.notification { fields.append("\"notification\":" + JSONText.object(notification)) }
+        return fields.reduce(2 + max(0, fields.count - 1)) { $0 + $1.utf8.count }
     }
 }

@@ -3,11 +3,11 @@ import NIOPosix
 import Synchronization
 
 /// Wakes long-polls. Each device has at most one poll in progress (a newer poll supersedes the older one);
-/// a send resumes the waiting poll's continuation directly, so a wake costs no polling and no delay. Everything
-/// is under one lock rather than in an actor: a send or a timer resumes a poll from whatever thread it is on,
+/// a send calls the waiting poll's callback directly, so a wake costs no polling and no delay. Everything
+/// is under one lock rather than in an actor: a send or a timer wakes a poll from whatever thread it is on,
 /// without hopping to another executor first.
 ///
-/// A waiting poll costs its continuation and a timer on an event loop, not a task of its own; one whose client
+/// A waiting poll costs its callback and a timer on an event loop, not a task of its own; one whose client
 /// has gone (its connection closed) ends at once, so it does not hold memory until its deadline.
 final class PollWaiters: Sendable {
     enum Outcome: Sendable, Equatable {
@@ -23,7 +23,7 @@ final class PollWaiters: Sendable {
         let serial: UInt64
         /// A send that arrived after `begin` but before `wait`: the poll's database read may have missed it.
         var notifiedBeforeWait = false
-        var continuation: CheckedContinuation<Outcome, Never>?
+        var onOutcome: (@Sendable (Outcome) -> Void)?
         var timer: Scheduled<Void>?
     }
 
@@ -43,7 +43,7 @@ final class PollWaiters: Sendable {
         self.timers = timers
     }
 
-    var waitingCount: Int { state.withLock { $0.slots.values.count { $0.continuation != nil } } }
+    var waitingCount: Int { state.withLock { $0.slots.values.count { $0.onOutcome != nil } } }
 
     func hasPoll(deviceID: String) -> Bool { state.withLock { $0.slots[deviceID] != nil } }
 
@@ -60,30 +60,26 @@ final class PollWaiters: Sendable {
     }
 
     /// Waits for a send to the device, a newer poll, the deadline, shutdown, or (given its connection) the client
-    /// closing the connection.
-    func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant, connection: (any Channel)? = nil) async -> Outcome {
+    /// closing the connection, then calls `onOutcome` once, from whatever thread ended the wait: no task is suspended
+    /// meanwhile.
+    func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant, connection: (any Channel)? = nil,
+              onOutcome: @escaping @Sendable (Outcome) -> Void) {
         if let connection { watch(connection, for: ticket) }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                let immediate = state.withLock { state -> Outcome? in
-                    guard var slot = state.slots[ticket.deviceID], slot.serial == ticket.serial else { return .superseded }
-                    if state.isShuttingDown || Task.isCancelled { return .shuttingDown }
-                    if slot.notifiedBeforeWait {
-                        state.slots[ticket.deviceID]?.notifiedBeforeWait = false
-                        return .notified
-                    }
-                    slot.continuation = continuation
-                    slot.timer = timers.next().scheduleTask(in: .nanoseconds(Self.nanoseconds(until: deadline))) {
-                        self.resume(ticket, with: .timedOut)
-                    }
-                    state.slots[ticket.deviceID] = slot
-                    return nil
-                }
-                if let immediate { continuation.resume(returning: immediate) }
+        let immediate = state.withLock { state -> Outcome? in
+            guard var slot = state.slots[ticket.deviceID], slot.serial == ticket.serial else { return .superseded }
+            if state.isShuttingDown { return .shuttingDown }
+            if slot.notifiedBeforeWait {
+                state.slots[ticket.deviceID]?.notifiedBeforeWait = false
+                return .notified
             }
-        } onCancel: {
-            resume(ticket, with: .shuttingDown)
+            slot.onOutcome = onOutcome
+            slot.timer = timers.next().scheduleTask(in: .nanoseconds(Self.nanoseconds(until: deadline))) {
+                self.resume(ticket, with: .timedOut)
+            }
+            state.slots[ticket.deviceID] = slot
+            return nil
         }
+        if let immediate { onOutcome(immediate) }
     }
 
     func end(_ ticket: Ticket) {
@@ -96,17 +92,14 @@ final class PollWaiters: Sendable {
     }
 
     func notify(deviceID: String) {
-        let woken = state.withLock { state -> (CheckedContinuation<Outcome, Never>, Scheduled<Void>?)? in
-            guard state.slots[deviceID]?.continuation != nil else {
+        let woken = state.withLock { state -> Waiting? in
+            guard state.slots[deviceID]?.onOutcome != nil else {
                 state.slots[deviceID]?.notifiedBeforeWait = true
                 return nil
             }
-            return Self.takeContinuation(deviceID: deviceID, from: &state)
+            return Self.takeWaiting(deviceID: deviceID, from: &state)
         }
-        if let (continuation, timer) = woken {
-            timer?.cancel()
-            continuation.resume(returning: .notified)
-        }
+        woken?.end(.notified)
     }
 
     /// Wakes every poll, each to read its device's messages again: for when sends may have gone unannounced (another
@@ -126,12 +119,9 @@ final class PollWaiters: Sendable {
     func shutdown() {
         let woken = state.withLock { state in
             state.isShuttingDown = true
-            return Array(state.slots.keys).compactMap { Self.takeContinuation(deviceID: $0, from: &state) }
+            return Array(state.slots.keys).compactMap { Self.takeWaiting(deviceID: $0, from: &state) }
         }
-        for (continuation, timer) in woken {
-            timer?.cancel()
-            continuation.resume(returning: .shuttingDown)
-        }
+        for waiting in woken { waiting.end(.shuttingDown) }
     }
 
     private func watch(_ connection: any Channel, for ticket: Ticket) {
@@ -151,29 +141,35 @@ final class PollWaiters: Sendable {
     private func resume(_ ticket: Ticket, with outcome: Outcome) {
         let woken = state.withLock { state in
             state.slots[ticket.deviceID]?.serial == ticket.serial
-                ? Self.takeContinuation(deviceID: ticket.deviceID, from: &state) : nil
+                ? Self.takeWaiting(deviceID: ticket.deviceID, from: &state) : nil
         }
-        if let (continuation, timer) = woken {
+        woken?.end(outcome)
+    }
+
+    /// A wait taken out of its slot. Callbacks are called and timers cancelled outside the lock: either may run
+    /// code that takes it again.
+    private struct Waiting {
+        let onOutcome: @Sendable (Outcome) -> Void
+        let timer: Scheduled<Void>?
+
+        func end(_ outcome: Outcome) {
             timer?.cancel()
-            continuation.resume(returning: outcome)
+            onOutcome(outcome)
         }
     }
 
-    /// Continuations are resumed and timers cancelled outside the lock: either may run code that takes it again.
-    private static func takeContinuation(
-        deviceID: String, from state: inout State
-    ) -> (CheckedContinuation<Outcome, Never>, Scheduled<Void>?)? {
-        guard var slot = state.slots[deviceID], let continuation = slot.continuation else { return nil }
-        let timer = slot.timer
-        slot.continuation = nil
+    private static func takeWaiting(deviceID: String, from state: inout State) -> Waiting? {
+        guard var slot = state.slots[deviceID], let onOutcome = slot.onOutcome else { return nil }
+        let waiting = Waiting(onOutcome: onOutcome, timer: slot.timer)
+        slot.onOutcome = nil
         slot.timer = nil
         state.slots[deviceID] = slot
-        return (continuation, timer)
+        return waiting
     }
 
     private static func finish(_ slot: Slot, _ outcome: Outcome) {
         slot.timer?.cancel()
-        slot.continuation?.resume(returning: outcome)
+        slot.onOutcome?(outcome)
     }
 
     private static func nanoseconds(until deadline: ContinuousClock.Instant) -> Int64 {

@@ -1,10 +1,10 @@
 import ConnectionGuards
-import Hummingbird
+import HTTPTypes
 import Logging
 import NIOCore
 import ServiceLifecycle
 
-/// Builds the relay's services: the Hummingbird application, and what ends waiting long-polls when a graceful
+/// Builds the relay's services: the store's own (if any), the HTTP server, and what ends waiting long-polls when a graceful
 /// shutdown starts. Run them in one `ServiceGroup`, in this order (it shuts services down last to first).
 /// `onListening` gets the bound address (the real port when the configured one is 0).
 public func makeRelayServices(
@@ -22,49 +22,34 @@ public func makeRelayServices(
     if config.registrationKey == nil, !["127.0.0.1", "::1", "localhost"].contains(config.listen.host) {
         logger.warning("anyone who can reach \(config.listen) may register devices: set registration_key (--registration-key) unless a proxy in front restricts POST /v1/devices")
     }
-    let router = Router(context: ConnectionContext.self)
-
+    var router = RelayRouter()
     DeviceRoutes(
         store: store, waiters: waiters, metrics: metrics,
         registrationKeyDigest: config.registrationKey.map { secretDigest($0) }
-    ).add(to: router)
+    ).add(to: &router)
     SendRoutes(
         store: store, waiters: waiters, metrics: metrics,
         senderKeys: config.senderKeys.map { .init(project: $0.project, digest: secretDigest($0.key)) },
         pollsMayWaitElsewhere: !storeServices.isEmpty
-    ).add(to: router)
+    ).add(to: &router)
     TokenRoutes(
         store: store, metrics: metrics,
         verifier: AssertionVerifier(serviceAccountKeys: config.serviceAccountKeys, audience: TokenAudience(publicURL: config.publicURL))
-    ).add(to: router)
-    router.get("/healthz") { _, _ in "ok" }
-    router.get("/metrics") { _, _ in
-        let text = metrics.render(devices: try await store.deviceCount(), pollsWaiting: waiters.waitingCount)
-        var headers = HTTPFields()
-        headers[.contentType] = "text/plain; version=0.0.4; charset=utf-8"
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    ).add(to: &router)
+    router.add(.get, "/healthz") { _ in .text(.ok, "ok") }
+    router.add(.get, "/metrics") { _ in
+        .text(.ok, metrics.render(devices: try await store.deviceCount(), pollsWaiting: waiters.waitingCount),
+              contentType: "text/plain; version=0.0.4; charset=utf-8")
     }
 
-    let listen = config.listen
     let slots = ConnectionSlots(limit: ConnectionSlots.limit(configured: config.maxConnections), logger: logger)
     let requestTimeout = TimeAmount.nanoseconds(Int64(config.requestTimeoutSeconds * 1_000_000_000))
     logger.debug("at most \(slots.limit) connections, \(requestTimeout.secondsText) s to send a request")
-    let application = Application(
-        router: router,
-        // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request in progress.
-        server: .http1(configuration: .init(
-            additionalChannelHandlers: [
-                SmallReadBuffers(),
-                RequestDeadlineHandler(timeout: requestTimeout, tracker: slots, abandonsAnswerOnClientClose: true),
-            ])),
-        configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "pushrelay"),
-        // Started before the server and stopped after it.
-        services: storeServices,
-        onServerRunning: { channel in
-            await onListening(ListenAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port))
-        },
-        logger: logger)
-    return [application, PollShutdown(waiters: waiters)]
+    let server = RelayHTTPServer(
+        listen: config.listen, router: router, slots: slots, requestTimeout: requestTimeout, logger: logger,
+        onListening: onListening)
+    // The store's services start with the server and stop after it (a group stops its services last to first).
+    return storeServices + [server, PollShutdown(waiters: waiters)]
 }
 
 /// Ends every waiting long-poll, with an empty answer, as soon as a graceful shutdown starts: the server's own

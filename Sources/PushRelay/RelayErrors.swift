@@ -1,5 +1,6 @@
 import Foundation
-import Hummingbird
+import HTTPTypes
+import NIOCore
 
 /// Device-API errors: `{"error": {"code": "...", "message": "..."}}`.
 struct DeviceAPIError: Error, Equatable {
@@ -14,7 +15,7 @@ struct DeviceAPIError: Error, Equatable {
         .init(status: .conflict, code: "cursor_ahead", message: "after=\(error.after) is beyond the last message this relay delivered to the device (seq \(error.lastDelivered)): the relay's state is older than the device's (restored from a backup?), so nothing was acknowledged. Poll again with after=0: every message still queued is delivered, and the device recognizes what it already has")
     }
 
-    func response() throws -> Response {
+    func response() throws -> RelayResponse {
         try jsonResponse(status, ["error": ["code": code, "message": message]])
     }
 }
@@ -66,7 +67,7 @@ struct FCMError: Error, Equatable {
         var error: Inner
     }
 
-    func response() throws -> Response {
+    func response() throws -> RelayResponse {
         try jsonResponse(
             HTTPResponse.Status(code: httpStatus),
             Body(error: .init(code: httpStatus, message: message, status: status,
@@ -87,15 +88,15 @@ struct OAuthError: Error, Equatable {
         .init(error: "unsupported_grant_type", description: description)
     }
 
-    func response() throws -> Response {
+    func response() throws -> RelayResponse {
         try jsonResponse(.badRequest, ["error": error, "error_description": description])
     }
 }
 
-func jsonResponse(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> Response {
+func jsonResponse(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> RelayResponse {
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
-    return Response(status: status, headers: headers, body: .init(byteBuffer: try jsonBody(value)))
+    return RelayResponse(status: status, headers: headers, body: try jsonBody(value))
 }
 
 func jsonBody(_ value: some Encodable) throws -> ByteBuffer {

@@ -204,7 +204,7 @@ final class RelayStore: RelayStorage {
     }
 
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
-        let (data, notification) = try outgoing.encodedPayload()
+        let (data, notification) = outgoing.encodedPayload()
         let maximumQueued = maximumQueuedPerDevice, queueBounds = queueBounds
         let result = try await commits.write { db -> EnqueueResult? in
             guard try Self.deviceExists(deviceID, db) else { return nil }

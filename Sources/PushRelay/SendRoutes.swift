@@ -1,6 +1,4 @@
-import ConnectionGuards
 import Foundation
-import Hummingbird
 import Logging
 
 /// The sender side: FCM HTTP v1's `messages:send`, authorized by static per-project keys or by access tokens
@@ -24,38 +22,39 @@ struct SendRoutes: Sendable {
     /// `ttl: "0s"` message always gets the delivery window.
     let pollsMayWaitElsewhere: Bool
 
-    func add(to router: Router<ConnectionContext>) {
-        router.post("/v1/projects/:project/messages:send") { request, context in
+    func add(to router: inout RelayRouter) {
+        router.add(.post, "/v1/projects/:project/messages:send", maxBody: Self.maxBody) { request in
             do {
-                return try await self.send(request, context)
+                return try await self.send(request)
             } catch let error as FCMError {
                 return try error.response()
             }
         }
     }
 
-    private struct SendResponse: Encodable {
-        var name: String
+    /// FCM's answer, `{"name": "projects/P/messages/ID"}`, written directly: a send's answer is on the hot path.
+    private static func sent(project: Substring, messageID: String) -> RelayResponse {
+        .json(.ok, JSONText.object(["name": "projects/\(project)/messages/\(messageID)"]))
     }
 
-    private func send(_ request: Request, _ context: ConnectionContext) async throws -> Response {
-        let project = context.parameters.get("project") ?? ""
-        try await authorize(request, project: project)
+    private func send(_ request: RelayRequest) async throws -> RelayResponse {
+        let project = request.parameters["project"] ?? ""
+        try await authorize(request, project: String(project))
         let body: Data
-        do { body = try await readBody(request, limit: Self.maxBody) }
+        do { body = try request.bodyData() }
         catch { throw FCMError.invalidArgument(error.message) }
         let send = try FCMSendRequest.parse(body)
         guard let deviceID = try await store.deviceID(forToken: send.token) else { throw FCMError.unregistered }
         if send.validateOnly {
-            return try jsonResponse(.ok, SendResponse(name: "projects/\(project)/messages/fake_message_id"))
+            return Self.sent(project: project, messageID: "fake_message_id")
         }
 
         var outgoing = send.message
         if outgoing.ttlMilliseconds == 0 {
             guard pollsMayWaitElsewhere || waiters.hasPoll(deviceID: deviceID) else {
                 metrics.add(.expired)
-                context.logger.info("ttl 0 message dropped: device not polling", metadata: ["device_id": "\(deviceID)"])
-                return try jsonResponse(.ok, SendResponse(name: "projects/\(project)/messages/\(Identifiers.messageID())"))
+                request.logger.info("ttl 0 message dropped: device not polling", metadata: ["device_id": "\(deviceID)"])
+                return Self.sent(project: project, messageID: Identifiers.messageID())
             }
             outgoing.ttlMilliseconds = Self.zeroTTLDeliveryWindowMilliseconds
         }
@@ -70,16 +69,16 @@ struct SendRoutes: Sendable {
         metrics.add(.sent)
         metrics.add(.collapsed, result.collapsed)
         // Debug, not info: at thousands of messages a second, a journal line each would cost more than the send.
-        context.logger.debug("message accepted", metadata: [
+        request.logger.debug("message accepted", metadata: [
             "message_id": "\(result.message.id)", "device_id": "\(deviceID)", "project": "\(project)",
             "seq": "\(result.message.seq)",
         ])
-        return try jsonResponse(.ok, SendResponse(name: "projects/\(project)/messages/\(result.message.id)"))
+        return Self.sent(project: project, messageID: result.message.id)
     }
 
     /// A static sender key is checked first; every configured key is compared, matching or not, so timing does not
     /// tell which key came close. Anything else must be an unexpired access token from `POST /token`.
-    private func authorize(_ request: Request, project: String) async throws {
+    private func authorize(_ request: RelayRequest, project: String) async throws {
         guard let credential = bearerCredential(request) else {
             throw FCMError.unauthenticated(
                 "Request is missing required authentication credential. Expected a Bearer sender key or OAuth 2 access token.")

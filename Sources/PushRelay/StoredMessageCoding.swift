@@ -2,10 +2,8 @@ import Foundation
 
 /// How both stores keep a message's maps: as JSON text, written and read the same way.
 extension OutgoingMessage {
-    func encodedPayload() throws -> (data: String, notification: String?) {
-        let encoder = JSONEncoder()
-        return (String(decoding: try encoder.encode(data), as: UTF8.self),
-                try notification.map { String(decoding: try encoder.encode($0), as: UTF8.self) })
+    func encodedPayload() -> (data: String, notification: String?) {
+        (JSONText.object(data), notification.map(JSONText.object))
     }
 }
 

@@ -1,6 +1,5 @@
-import ConnectionGuards
 import Foundation
-import Hummingbird
+import HTTPTypes
 import Logging
 
 /// `POST /token`: Google's OAuth2 token endpoint for the JWT-bearer grant (RFC 7523 §2.1), so that a
@@ -17,12 +16,12 @@ struct TokenRoutes: Sendable {
     let metrics: RelayMetrics
     let verifier: AssertionVerifier
 
-    func add(to router: Router<ConnectionContext>) {
-        router.post("/token") { request, context in
+    func add(to router: inout RelayRouter) {
+        router.add(.post, "/token", maxBody: Self.maxBody) { request in
             do {
-                return try await self.token(request, context)
+                return try await self.token(request)
             } catch let error as OAuthError {
-                context.logger.notice("token request refused", metadata: ["error": "\(error.error)", "reason": "\(error.description)"])
+                request.logger.notice("token request refused", metadata: ["error": "\(error.error)", "reason": "\(error.description)"])
                 return try error.response()
             }
         }
@@ -38,12 +37,12 @@ struct TokenRoutes: Sendable {
         }
     }
 
-    private func token(_ request: Request, _ context: ConnectionContext) async throws -> Response {
+    private func token(_ request: RelayRequest) async throws -> RelayResponse {
         if let type = request.headers[.contentType], !type.lowercased().hasPrefix("application/x-www-form-urlencoded") {
             throw OAuthError.invalidRequest("the body must be application/x-www-form-urlencoded, not \(type)")
         }
         let body: Data
-        do { body = try await readBody(request, limit: Self.maxBody) }
+        do { body = try request.bodyData() }
         catch { throw OAuthError.invalidRequest(error.message) }
         guard let form = urlEncodedForm(body) else {
             throw OAuthError.invalidRequest("the body is not a valid form, or repeats a parameter")
@@ -64,7 +63,7 @@ struct TokenRoutes: Sendable {
             digest: secretDigest(accessToken), grant: grant, issuedAt: now,
             expiresAt: now + Int64(Self.accessTokenLifetimeSeconds) * 1000)
         metrics.add(.accessTokensIssued)
-        context.logger.info("access token issued", metadata: [
+        request.logger.info("access token issued", metadata: [
             "service_account": "\(grant.serviceAccount)", "projects": "\(grant.projects.joined(separator: ","))",
             "key_id": "\(grant.keyID)",
         ])

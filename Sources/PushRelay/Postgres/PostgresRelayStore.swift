@@ -113,7 +113,7 @@ final class PostgresRelayStore: RelayStorage {
     /// One statement, committed on its own (`pushrelay_enqueue` in PostgresSchema). It takes the device's row lock
     /// first and holds it until it commits, so the next send to the device waits and seqs commit in order.
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
-        let (data, notification) = try outgoing.encodedPayload()
+        let (data, notification) = outgoing.encodedPayload()
         let messageID = Identifiers.messageID(), expiresAt = now + outgoing.ttlMilliseconds
         let row: PostgresRow?
         do {

@@ -1,0 +1,217 @@
+import ConnectionGuards
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTP1
+import NIOHTTPTypes
+
+/// Serves one HTTP/1.1 connection: reads each request whole (its body only as far as its route allows), hands it to
+/// its route, and writes the answer the route gives, in order. It runs on the connection's event loop and keeps no
+/// task for the connection: a request's work runs in a task of its own only while it is being decided, so a waiting
+/// long-poll costs this handler and its waiter, not a suspended task.
+final class RelayHTTPHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias OutboundOut = HTTPResponsePart
+
+    private enum Reading {
+        /// Between requests.
+        case idle
+        /// A head arrived; its body is kept up to the route's limit.
+        case body(head: HTTPRequest, match: RelayRouter.Match, body: ByteBuffer, failure: BodyReadFailure?)
+        /// The request was answered before all of it arrived (refused unread); the rest of it is dropped.
+        case discarding
+    }
+
+    /// Request parts pipelined behind the request being answered that are kept; a client sending more is closed.
+    private static let maxQueuedParts = 64
+
+    private let router: RelayRouter
+    private let logger: Logger
+    private var reading = Reading.idle
+    /// The request handed to its route and not answered yet, by its number on this connection.
+    private var answering: UInt64?
+    private var requests: UInt64 = 0
+    private var queued: [HTTPRequestPart] = []
+    private var closeAfterAnswer = false
+    private var inputClosed = false
+
+    init(router: RelayRouter, logger: Logger) {
+        self.router = router
+        self.logger = logger
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        if case .discarding = reading {
+            if case .end = part { reading = .idle }
+            return
+        }
+        guard answering == nil else {
+            guard queued.count < Self.maxQueuedParts else { return context.close(promise: nil) }
+            return queued.append(part)
+        }
+        receive(part, context)
+    }
+
+    private func receive(_ part: HTTPRequestPart, _ context: ChannelHandlerContext) {
+        switch (part, reading) {
+        case (.head(let head), .idle):
+            let match = router.match(head.method, path: head.path ?? "/")
+            if case .route(let route, _) = match, let declared = head.headerFields[.contentLength].flatMap({ Int($0) }),
+               declared > route.maxBody {
+                // Refused before it is sent: the client need not send it, nor the relay read it.
+                reading = .discarding
+                closeAfterAnswer = true
+                dispatch(head, match, .failure(.tooLarge(limit: route.maxBody)), context)
+            } else {
+                reading = .body(head: head, match: match, body: ByteBuffer(), failure: nil)
+                // curl and others hold a larger body back until told to send it (RFC 9110 §10.1.1).
+                if head.headerFields[.expect]?.lowercased() == "100-continue" {
+                    context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+                }
+            }
+        case (.body(var chunk), .body(let head, let match, var body, var failure)):
+            if failure == nil, case .route(let route, _) = match {
+                if body.readableBytes + chunk.readableBytes > route.maxBody {
+                    failure = .tooLarge(limit: route.maxBody)
+                    body = ByteBuffer()
+                } else {
+                    body.writeBuffer(&chunk)
+                }
+            }
+            reading = .body(head: head, match: match, body: body, failure: failure)
+        case (.end, .body(let head, let match, let body, let failure)):
+            reading = .idle
+            dispatch(head, match, failure.map { .failure($0) } ?? .success(body), context)
+        default:
+            // The decoder hands parts over in order; anything else is a broken connection.
+            context.close(promise: nil)
+        }
+    }
+
+    private func dispatch(
+        _ head: HTTPRequest, _ match: RelayRouter.Match, _ body: Result<ByteBuffer, BodyReadFailure>,
+        _ context: ChannelHandlerContext
+    ) {
+        requests += 1
+        answering = requests
+        if head.headerFields[.connection].map({ $0.lowercased().contains("close") }) == true { closeAfterAnswer = true }
+        let responder = RelayResponder(handler: self, context: context, request: requests)
+        switch match {
+        case .notFound:
+            answer(.text(.notFound, "no such endpoint: \(head.method) \(head.path ?? "")\n"), request: requests, context)
+        case .methodNotAllowed(let allowed):
+            var response = RelayResponse.text(.methodNotAllowed, "\(head.method) is not allowed here\n")
+            response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
+            answer(response, request: requests, context)
+        case .route(let route, let parameters):
+            let request = RelayRequest(
+                head: head, body: body, parameters: parameters, connection: context.channel, logger: logger,
+                responder: responder)
+            let logger = logger
+            Task {
+                do {
+                    if let response = try await route.handler(request) { responder.send(response) }
+                } catch {
+                    logger.error("\(head.method) \(head.path ?? "") failed: \(error)")
+                    responder.send(.text(.internalServerError, "the relay could not answer this request; its log says why\n"))
+                }
+            }
+        }
+    }
+
+    /// Writes the answer to request number `request`, if that is the one awaiting it, then reads on.
+    fileprivate func answer(_ response: RelayResponse, request: UInt64, _ context: ChannelHandlerContext) {
+        guard answering == request else { return }
+        answering = nil
+        guard context.channel.isActive else { return }
+        let closes = closeAfterAnswer || (inputClosed && queued.isEmpty)
+        var head = HTTPResponse(status: response.status, headerFields: response.headers)
+        head.headerFields[.contentLength] = String(response.body.readableBytes)
+        if closes { head.headerFields[.connection] = "close" }
+        context.write(wrapOutboundOut(.head(head)), promise: nil)
+        if response.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(response.body)), promise: nil) }
+        guard closes else {
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+            return readQueued(context)
+        }
+        let closing = NIOLoopBound(context, eventLoop: context.eventLoop)
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in closing.value.close(promise: nil) }
+    }
+
+    private func readQueued(_ context: ChannelHandlerContext) {
+        while answering == nil, !queued.isEmpty {
+            let part = queued.removeFirst()
+            if case .discarding = reading {
+                if case .end = part { reading = .idle }
+                continue
+            }
+            receive(part, context)
+        }
+        if answering == nil, inputClosed, case .idle = reading { context.close(promise: nil) }
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        guard case .body(let head, let match, _, _) = reading, answering == nil else {
+            // A malformed request head, or a broken socket: nothing more can be read from this connection.
+            if answering == nil, case .idle = reading, error is HTTPParserError {
+                requests += 1
+                answering = requests
+                closeAfterAnswer = true
+                return answer(.text(.badRequest, "malformed HTTP request: \(error)\n"), request: requests, context)
+            }
+            closeAfterAnswer = true
+            if answering == nil { context.close(promise: nil) }
+            return
+        }
+        let reason = switch error {
+        case let deadline as RequestDeadlineExceeded: "\(deadline.timeout.secondsText) s passed"
+        case HTTPParserError.invalidEOFState: "the client closed its side"
+        default: "\(error)"
+        }
+        reading = .discarding
+        closeAfterAnswer = true
+        dispatch(head, match, .failure(.incomplete(reason: reason)), context)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        let idle = if answering == nil, case .idle = reading, queued.isEmpty { true } else { false }
+        switch event {
+        case ChannelEvent.inputClosed:
+            inputClosed = true
+            if idle { context.close(promise: nil) }
+        case is ChannelShouldQuiesceEvent:
+            closeAfterAnswer = true
+            if idle { context.close(promise: nil) }
+        default:
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension RelayHTTPHandler: Sendable {}
+
+/// Answers one request from any thread: the answer is written on the connection's event loop, and only if that
+/// request is still the one awaiting an answer there.
+struct RelayResponder: Sendable {
+    private let eventLoop: any EventLoop
+    private let handler: NIOLoopBound<RelayHTTPHandler>
+    private let context: NIOLoopBound<ChannelHandlerContext>
+    private let request: UInt64
+
+    fileprivate init(handler: RelayHTTPHandler, context: ChannelHandlerContext, request: UInt64) {
+        eventLoop = context.eventLoop
+        self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
+        self.context = NIOLoopBound(context, eventLoop: eventLoop)
+        self.request = request
+    }
+
+    func send(_ response: RelayResponse) {
+        if eventLoop.inEventLoop {
+            handler.value.answer(response, request: request, context.value)
+        } else {
+            eventLoop.execute { [handler, context, request] in handler.value.answer(response, request: request, context.value) }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import HTTPTypes
+import Logging
+import NIOCore
+
+/// A request as the relay's routes get it: its head, its whole body (or why that could not be read), the path's
+/// named segments and query, and its connection.
+struct RelayRequest: Sendable {
+    let head: HTTPRequest
+    let body: Result<ByteBuffer, BodyReadFailure>
+    /// The path segments its route names with a leading ":" (`/v1/devices/:device_id`).
+    let parameters: [Substring: Substring]
+    let connection: any Channel
+    let logger: Logger
+    /// Answers the request; for a route that answers after it has returned (a waiting long-poll).
+    let responder: RelayResponder
+
+    var headers: HTTPFields { head.headerFields }
+
+    /// The query's parameters, percent-decoded; the first of a repeated name counts.
+    var query: [String: String] {
+        guard let path = head.path, let start = path.firstIndex(of: "?") else { return [:] }
+        var parameters: [String: String] = [:]
+        for pair in path[path.index(after: start)...].split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let name = formDecode(parts[0]), let value = formDecode(parts.count == 2 ? parts[1] : "") else { continue }
+            if parameters[name] == nil { parameters[name] = value }
+        }
+        return parameters
+    }
+
+    /// The body as `Data`, refused past `limit` bytes (the router already stopped reading there).
+    func bodyData() throws(BodyReadFailure) -> Data {
+        switch body {
+        case .success(let buffer): Data(buffer.readableBytesView)
+        case .failure(let failure): throw failure
+        }
+    }
+}
+
+/// A whole answer: the relay's bodies are small JSON documents, never streamed.
+struct RelayResponse: Sendable {
+    var status: HTTPResponse.Status
+    var headers: HTTPFields = [:]
+    var body = ByteBuffer()
+
+    /// A plain-text answer, for endpoints read by people and scrapers.
+    static func text(_ status: HTTPResponse.Status, _ text: String, contentType: String = "text/plain; charset=utf-8") -> Self {
+        var headers = HTTPFields()
+        headers[.contentType] = contentType
+        return .init(status: status, headers: headers, body: ByteBuffer(string: text))
+    }
+
+    /// A JSON answer already written out (by `JSONText`, on the hot paths, rather than by an encoder).
+    static func json(_ status: HTTPResponse.Status, _ document: String) -> Self {
+        .text(status, document, contentType: "application/json")
+    }
+}
+
+/// Why a request body could not be read; each API words it in its own error format.
+enum BodyReadFailure: Error, Equatable {
+    /// Larger than the endpoint reads (by its Content-Length, or by what arrived).
+    case tooLarge(limit: Int)
+    /// Ended before its Content-Length, or stopped arriving before the request deadline.
+    case incomplete(reason: String)
+
+    var message: String {
+        switch self {
+        case .tooLarge(let limit): "Request payload size exceeds the limit: \(limit) bytes."
+        case .incomplete(let reason): "The request body is incomplete: \(reason) before all of it arrived."
+        }
+    }
+}

@@ -1,0 +1,65 @@
+import ConnectionGuards
+import Logging
+import NIOCore
+import NIOExtras
+import NIOHTTP1
+import NIOHTTPTypesHTTP1
+import NIOPosix
+import ServiceLifecycle
+
+/// The relay's HTTP/1.1 server: NIO's codec, the request deadline, and `RelayHTTPHandler` on each connection, on
+/// NIO's shared event loops. On graceful shutdown it stops accepting, closes idle connections, and returns once the
+/// connections still answering have answered.
+struct RelayHTTPServer: Service {
+    let listen: ListenAddress
+    let router: RelayRouter
+    let slots: ConnectionSlots
+    let requestTimeout: TimeAmount
+    let logger: Logger
+    let onListening: @Sendable (ListenAddress) async -> Void
+
+    func run() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
+        let quiescing = ServerQuiescingHelper(group: group)
+        let (router, slots, requestTimeout, logger) = (router, slots, requestTimeout, logger)
+        let server = try await ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .serverChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
+                }
+            }
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+            // Requests are a few hundred bytes, and each connection keeps its buffer for life: ten thousand waiting
+            // long-polls are ten thousand connections. A buffer still grows for a read that fills it.
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let pipeline = channel.pipeline.syncOperations
+                    // Pipelined requests and malformed ones are the handler's to answer; the headers it writes are its own.
+                    try pipeline.configureHTTPServerPipeline(
+                        withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
+                        withEncoderConfiguration: .init(), withDecoderLimitConfiguration: .init())
+                    try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+                    // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request
+                    // in progress.
+                    try pipeline.addHandler(RequestDeadlineHandler(
+                        timeout: requestTimeout, tracker: slots, abandonsAnswerOnClientClose: true))
+                    try pipeline.addHandler(RelayHTTPHandler(router: router, logger: logger))
+                }
+            }
+            .bind(host: listen.host, port: listen.port).get()
+        await onListening(ListenAddress(host: listen.host, port: server.localAddress?.port ?? listen.port))
+
+        try? await gracefulShutdown()
+        let drained = group.any().makePromise(of: Void.self)
+        quiescing.initiateShutdown(promise: drained)
+        try await drained.futureResult.get()
+    }
+}
+
+extension RelayHTTPServer: CustomStringConvertible {
+    /// How service-lifecycle names it in its logs.
+    var description: String { "RelayHTTPServer(\(listen))" }
+}

@@ -1,0 +1,52 @@
+import HTTPTypes
+
+/// The relay's routes: a handful of fixed paths, some with named segments (`/v1/devices/:device_id`), matched
+/// segment by segment when a request's head arrives, so the body is read only as far as its route allows.
+struct RelayRouter: Sendable {
+    /// Answers a request; nil when the route answers later through the request's responder (a waiting long-poll).
+    typealias Handler = @Sendable (RelayRequest) async throws -> RelayResponse?
+
+    struct Route: Sendable {
+        let method: HTTPRequest.Method
+        let segments: [Substring]
+        /// The largest body the route reads; a larger one is refused unread.
+        let maxBody: Int
+        let handler: Handler
+    }
+
+    enum Match {
+        case route(Route, parameters: [Substring: Substring])
+        case notFound
+        case methodNotAllowed(allowed: [HTTPRequest.Method])
+    }
+
+    private(set) var routes: [Route] = []
+
+    mutating func add(_ method: HTTPRequest.Method, _ path: String, maxBody: Int = 0, _ handler: @escaping Handler) {
+        routes.append(Route(method: method, segments: path.split(separator: "/"), maxBody: maxBody, handler: handler))
+    }
+
+    func match(_ method: HTTPRequest.Method, path: String) -> Match {
+        let segments = path.prefix { $0 != "?" }.split(separator: "/")
+        var allowed: [HTTPRequest.Method] = []
+        for route in routes {
+            guard let parameters = Self.parameters(route.segments, segments) else { continue }
+            if route.method == method { return .route(route, parameters: parameters) }
+            allowed.append(route.method)
+        }
+        return allowed.isEmpty ? .notFound : .methodNotAllowed(allowed: allowed)
+    }
+
+    private static func parameters(_ pattern: [Substring], _ path: [Substring]) -> [Substring: Substring]? {
+        guard pattern.count == path.count else { return nil }
+        var parameters: [Substring: Substring] = [:]
+        for (expected, actual) in zip(pattern, path) {
+            if expected.first == ":" {
+                parameters[expected.dropFirst()] = actual
+            } else if expected != actual {
+                return nil
+            }
+        }
+        return parameters
+    }
+}
