@@ -1,3 +1,5 @@
+import ClusterHarness
+import CurlHTTP
 import Foundation
 import Testing
 
@@ -52,6 +54,23 @@ struct RelayHTTPTests {
             connection.send("{}")
             let answer = try #require(try await connection.readUntilClosed(timeout: .seconds(5)))
             #expect(Self.statuses(answer) == ["100", "201"], "\(answer)")
+        }
+    }
+
+    /// A waiting long-poll does not make the relay keep whatever its client sends behind it.
+    @Test func aClientPipeliningTooMuchBehindAWaitingPollIsClosed() async throws {
+        try await Relay.run(requestTimeoutSeconds: 30) { relay in
+            let registered = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: relay.baseURL + "/v1/devices"))
+            let device = try JSONDecoder().decode([String: String].self, from: registered.body)
+            let connection = try RawConnection(loopbackPort: relay.port)
+            connection.send("GET /v1/devices/\(device["device_id"] ?? "")/messages?wait=60 HTTP/1.1\r\nHost: relay\r\n"
+                            + "Authorization: Bearer \(device["secret"] ?? "")\r\n\r\n")
+            try await eventually("the poll waits", timeout: .seconds(5)) {
+                try await relay.metric("pushrelay_polls_waiting") == 1
+            }
+            connection.send("POST /v1/devices HTTP/1.1\r\nHost: relay\r\nContent-Length: 100000\r\n\r\n"
+                            + String(repeating: " ", count: 100_000))
+            #expect(try await connection.readUntilClosed(timeout: .seconds(5)) != nil, "closed, not buffered")
         }
     }
 }

@@ -1,6 +1,6 @@
-// FCMSendRequest.swift and JSONValue.swift are the relay's own files (symlinked). The three types below are the
-// rest of what FCMSendRequest.swift needs; their real homes, RelayErrors.swift and RelayStore.swift, import
-// Hummingbird and GRDB, which would make the fuzz build several minutes longer. Same members as the real ones:
+// FCMSendRequest.swift, JSONValue.swift and JSONText.swift are the relay's own files (symlinked). The three types
+// below are the rest of what FCMSendRequest.swift needs; their real homes, RelayErrors.swift and RelayStore.swift,
+// import SwiftNIO and GRDB, which would make the fuzz build several minutes longer. Same members as the real ones:
 // if those change in a way FCMSendRequest.swift relies on, this module stops compiling, and `make test` says so.
 
 struct FCMError: Error, Equatable {

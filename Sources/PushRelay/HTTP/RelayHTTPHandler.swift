@@ -22,8 +22,10 @@ final class RelayHTTPHandler: ChannelInboundHandler {
         case discarding
     }
 
-    /// Request parts pipelined behind the request being answered that are kept; a client sending more is closed.
+    /// What is kept of requests pipelined behind the one being answered; a client sending more is closed, rather than
+    /// held in memory while a long-poll waits.
     private static let maxQueuedParts = 64
+    private static let maxQueuedBytes = 64 * 1024
 
     private let router: RelayRouter
     private let logger: Logger
@@ -32,6 +34,7 @@ final class RelayHTTPHandler: ChannelInboundHandler {
     private var answering: UInt64?
     private var requests: UInt64 = 0
     private var queued: [HTTPRequestPart] = []
+    private var queuedBytes = 0
     private var closeAfterAnswer = false
     private var inputClosed = false
 
@@ -47,7 +50,8 @@ final class RelayHTTPHandler: ChannelInboundHandler {
             return
         }
         guard answering == nil else {
-            guard queued.count < Self.maxQueuedParts else { return context.close(promise: nil) }
+            if case .body(let chunk) = part { queuedBytes += chunk.readableBytes }
+            guard queued.count < Self.maxQueuedParts, queuedBytes <= Self.maxQueuedBytes else { return context.close(promise: nil) }
             return queued.append(part)
         }
         receive(part, context)
@@ -142,6 +146,7 @@ final class RelayHTTPHandler: ChannelInboundHandler {
     private func readQueued(_ context: ChannelHandlerContext) {
         while answering == nil, !queued.isEmpty {
             let part = queued.removeFirst()
+            if case .body(let chunk) = part { queuedBytes -= chunk.readableBytes }
             if case .discarding = reading {
                 if case .end = part { reading = .idle }
                 continue

@@ -1,0 +1,1 @@
+../../../Sources/PushRelay/JSONText.swift
