@@ -60,7 +60,7 @@ server_pids() {
 port_of() { case $1 in relay) echo $RELAY_PORT ;; nchan) echo $MEMORY_PORT ;; redis) echo $REDIS_BACKED_PORT ;; esac; }
 rss_kib() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '/VmRSS/{print $2}' /proc/"$pid"/status))); done; echo $total; }
 fds() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(ls /proc/"$pid"/fd | wc -l))); done; echo $total; }
-# The relay's waiting polls are tasks that may outlive their connection: count them too, not only descriptors.
+# A relay's waiting poll is a waiter as well as a descriptor: both must be gone for it to count as released.
 polls_released() {
     [ "$1" != relay ] && return 0
     [ "$(curl -s http://127.0.0.1:$RELAY_PORT/metrics | awk '/^pushrelay_polls_waiting/{print $2}')" -le "$2" ]

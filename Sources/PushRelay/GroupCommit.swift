@@ -49,16 +49,20 @@ final class GroupCommit: Sendable {
         submit(Job(run: { db in _ = Self.inSavepoint(db, body); return { _ in } }, fail: { _ in }))
     }
 
-    private struct SavepointNotEntered: Error {}
-
+    /// GRDB's `inSavepoint` compiles its three statements anew on every call; under load that was a measurable
+    /// share of a send, so the savepoint is driven through cached statements instead.
     private static func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) -> Result<T, any Error> {
-        var result: Result<T, any Error> = .failure(SavepointNotEntered())
         do {
-            try db.inSavepoint {
-                result = Result { try body(db) }
-                if case .success = result { return .commit }
-                return .rollback
+            try db.cachedStatement(sql: "SAVEPOINT groupWrite").execute()
+        } catch {
+            return .failure(error)
+        }
+        let result = Result { try body(db) }
+        do {
+            if case .failure = result {
+                try db.cachedStatement(sql: "ROLLBACK TO SAVEPOINT groupWrite").execute()
             }
+            try db.cachedStatement(sql: "RELEASE SAVEPOINT groupWrite").execute()
         } catch {
             return .failure(error)
         }

@@ -207,7 +207,6 @@ final class RelayStore: RelayStorage {
         let (data, notification) = outgoing.encodedPayload()
         let maximumQueued = maximumQueuedPerDevice, queueBounds = queueBounds
         let result = try await commits.write { db -> EnqueueResult? in
-            guard try Self.deviceExists(deviceID, db) else { return nil }
             var collapsed = 0
             if let key = outgoing.collapseKey {
                 try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND collapse_key = ?")
@@ -222,17 +221,27 @@ final class RelayStore: RelayStorage {
             var message = RelayMessage(
                 seq: 0, id: Identifiers.messageID(), data: outgoing.data, notification: outgoing.notification,
                 priority: outgoing.priority, sentAt: now, expiresAt: now + outgoing.ttlMilliseconds)
-            try db.cachedStatement(sql: """
-                INSERT INTO message (device_id, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """).execute(
-                arguments: [deviceID, message.id, data, notification, message.priority.rawValue, outgoing.collapseKey,
-                            message.sentAt, message.expiresAt])
+            // An unknown device is told by the message's foreign key rather than by a query of its own: that
+            // query cost every send a lookup the insert repeats anyway. The statements before it changed nothing
+            // for a device that does not exist.
+            do {
+                try db.cachedStatement(sql: """
+                    INSERT INTO message (device_id, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                    """).execute(
+                    arguments: [deviceID, message.id, data, notification, message.priority.rawValue, outgoing.collapseKey,
+                                message.sentAt, message.expiresAt])
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_FOREIGNKEY {
+                return nil
+            }
             message.seq = db.lastInsertedRowID
             queueBounds.inserted(deviceID: deviceID)
             return EnqueueResult(message: message, collapsed: collapsed)
         }
-        if result == nil { devices.forget(deviceID: deviceID) }
+        if result == nil {
+            devices.forget(deviceID: deviceID)
+            queueBounds.forget(deviceID: deviceID)
+        }
         return result
     }
 
