@@ -1,7 +1,7 @@
 import Foundation
 
-/// Random identifiers and credentials. `SystemRandomNumberGenerator` reads the kernel CSPRNG (getrandom),
-/// which is what makes the tokens and secrets unguessable.
+/// Random identifiers and credentials, from the kernel CSPRNG (getrandom), which is what makes the tokens and
+/// secrets unguessable.
 enum Identifiers {
     static func deviceID() -> String { hex(randomBytes(16)) }
     static func messageID() -> String { hex(randomBytes(16)) }
@@ -9,15 +9,13 @@ enum Identifiers {
     static func deviceSecret() -> String { base64URL(randomBytes(32)) }
     static func accessToken() -> String { base64URL(randomBytes(32)) }
 
-    /// Eight bytes per call to the kernel: `UInt8.random` would make one call per byte.
+    /// One call to the kernel for all the bytes (glibc's `arc4random_buf` is getrandom, and aborts if the kernel has
+    /// no randomness to give): `SystemRandomNumberGenerator` would make one per 8 bytes, and every send draws an id.
     static func randomBytes(_ count: Int) -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(count + 7)
-        while bytes.count < count {
-            withUnsafeBytes(of: generator.next() as UInt64) { bytes.append(contentsOf: $0) }
+        [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            if count > 0 { arc4random_buf(buffer.baseAddress!, count) }
+            initialized = count
         }
-        return Array(bytes.prefix(count))
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
