@@ -64,19 +64,23 @@ struct FCMSendRequest: Equatable, Sendable {
     }
 
     /// Google's JSON mapping accepts a field by its proto name or its lowerCamelCase name; this brings both to
-    /// the proto name and refuses fields FCM does not know.
-    private static func fields(_ object: [String: JSONValue], allowed: Set<String>, at path: String?) throws(FCMError) -> [String: JSONValue] {
+    /// the proto name and refuses fields FCM does not know (any name passes when `allowed` is nil).
+    private static func fields(_ object: [String: JSONValue], allowed: Set<String>?, at path: String?) throws(FCMError) -> [String: JSONValue] {
         var result: [String: JSONValue] = [:]
         result.reserveCapacity(object.count)
         for (key, value) in object {
             let name = snakeCase(key)
-            guard allowed.contains(name) else {
+            if let allowed, !allowed.contains(name) {
                 // The first unknown name in order, so that the error does not depend on hashing.
                 let unknown = object.keys.sorted().first { !allowed.contains(snakeCase($0)) } ?? key
                 let location = path.map { " at '\($0)'" } ?? ""
                 throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(unknown)\"\(location): Cannot find field.")
             }
-            result[name] = value
+            // Both names of one field: which value won would depend on hashing (a real send or a dry run).
+            guard result.updateValue(value, forKey: name) == nil else {
+                let location = path.map { " at '\($0)'" } ?? ""
+                throw .invalidArgument("Invalid JSON payload received. Field \"\(name)\"\(location) is given twice, by its proto and its lowerCamelCase name.")
+            }
         }
         return result
     }
@@ -160,7 +164,7 @@ struct FCMSendRequest: Equatable, Sendable {
         guard case .object(let raw) = value else {
             throw .invalidArgument("Invalid value at 'message.android': expected an object, got \(value.typeName)")
         }
-        let android = Dictionary(raw.map { (snakeCase($0.key), $0.value) }, uniquingKeysWith: { first, _ in first })
+        let android = try fields(raw, allowed: nil, at: "message.android")
         var options = AndroidOptions()
         options.data = try dataPayload(android["data"], at: "message.android.data")
         // Proto3 JSON takes an enum by name or by number; FCM takes the name in any case ("high" is what

@@ -64,7 +64,6 @@ final class PollWaiters: Sendable {
     /// meanwhile.
     func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant, connection: (any Channel)? = nil,
               onOutcome: @escaping @Sendable (Outcome) -> Void) {
-        if let connection { watch(connection, for: ticket) }
         let immediate = state.withLock { state -> Outcome? in
             guard var slot = state.slots[ticket.deviceID], slot.serial == ticket.serial else { return .superseded }
             if state.isShuttingDown { return .shuttingDown }
@@ -79,7 +78,10 @@ final class PollWaiters: Sendable {
             state.slots[ticket.deviceID] = slot
             return nil
         }
-        if let immediate { onOutcome(immediate) }
+        if let immediate { return onOutcome(immediate) }
+        // Watched only once the wait is in place: a connection that closed already calls back at once, and its
+        // callback must find the wait to end.
+        if let connection { watch(connection, for: ticket) }
     }
 
     func end(_ ticket: Ticket) {

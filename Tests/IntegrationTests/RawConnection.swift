@@ -18,9 +18,13 @@ final class RawConnection {
         try connect(&address)
     }
 
-    /// Connects to 127.0.0.1.
-    init(loopbackPort port: Int) throws {
+    /// Connects to 127.0.0.1; `receiveBuffer` caps the kernel's buffer for what the server sends (a client that reads
+    /// nothing then holds little of it).
+    init(loopbackPort port: Int, receiveBuffer: Int32? = nil) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        if var size = receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = UInt16(port).bigEndian
@@ -51,6 +55,11 @@ final class RawConnection {
 
     func send(_ text: String) {
         _ = text.utf8CString.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count - 1, Int32(MSG_NOSIGNAL)) }
+    }
+
+    /// Sends what the kernel takes now, without waiting; how many bytes that was (0 when its buffer is full).
+    func sendWithoutWaiting(_ bytes: [UInt8]) -> Int {
+        max(0, bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL | MSG_DONTWAIT)) })
     }
 
     /// Half-closes: the server sees the end of the request stream.

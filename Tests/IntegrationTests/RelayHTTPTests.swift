@@ -25,6 +25,40 @@ struct RelayHTTPTests {
         }
     }
 
+    @Test func anHTTP10RequestIsAnsweredAndItsConnectionClosed() async throws {
+        try await Relay.run { relay in
+            let connection = try RawConnection(loopbackPort: relay.port)
+            connection.send("GET /healthz HTTP/1.0\r\n\r\n")
+            let answer = try #require(try await connection.readUntilClosed(timeout: .seconds(5)), "closed after the answer")
+            #expect(Self.statuses(answer) == ["200"], "\(answer)")
+        }
+    }
+
+    @Test func aBodyOnAnEndpointThatReadsNoneIsRefusedAndNothingDone() async throws {
+        try await Relay.run { relay in
+            let registered = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: relay.baseURL + "/v1/devices"))
+            let device = try JSONDecoder().decode([String: String].self, from: registered.body)
+            let connection = try RawConnection(loopbackPort: relay.port)
+            connection.send("DELETE /v1/devices/\(device["device_id"] ?? "") HTTP/1.1\r\nHost: relay\r\n"
+                            + "Authorization: Bearer \(device["secret"] ?? "")\r\nContent-Length: 5\r\n\r\nhello")
+            let answer = try #require(try await connection.readUntilClosed(timeout: .seconds(5)))
+            #expect(Self.statuses(answer) == ["413"], "\(answer)")
+            #expect(try await relay.metric("pushrelay_devices") == 1, "the device is still registered")
+        }
+    }
+
+    @Test func aChunkedBodyIsPutTogetherWhole() async throws {
+        try await Relay.run { relay in
+            let connection = try RawConnection(loopbackPort: relay.port)
+            let body = #"{"name": "chunked laptop", "platform": "linux"}"#
+            let chunks = body.map { "1\r\n\($0)\r\n" }.joined() + "0\r\n\r\n"
+            connection.send("POST /v1/devices HTTP/1.1\r\nHost: relay\r\nContent-Type: application/json\r\n"
+                            + "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n" + chunks)
+            let answer = try #require(try await connection.readUntilClosed(timeout: .seconds(5)))
+            #expect(Self.statuses(answer) == ["201"], "\(answer)")
+        }
+    }
+
     @Test func aWrongMethodNamesTheAllowedOnes() async throws {
         try await Relay.run { relay in
             let connection = try RawConnection(loopbackPort: relay.port)
@@ -57,8 +91,13 @@ struct RelayHTTPTests {
         }
     }
 
-    /// A waiting long-poll does not make the relay keep whatever its client sends behind it.
-    @Test func aClientPipeliningTooMuchBehindAWaitingPollIsClosed() async throws {
+    /// A waiting long-poll does not make the relay keep whatever its client sends behind it: large bodies, or many
+    /// requests with large heads.
+    @Test(arguments: [
+        "POST /v1/devices HTTP/1.1\r\nHost: relay\r\nContent-Length: 100000\r\n\r\n" + String(repeating: " ", count: 100_000),
+        String(repeating: "GET /healthz HTTP/1.1\r\nHost: relay\r\nX-Filler: \(String(repeating: "a", count: 8000))\r\n\r\n", count: 20),
+    ])
+    func aClientPipeliningTooMuchBehindAWaitingPollIsClosed(pipelined: String) async throws {
         try await Relay.run(requestTimeoutSeconds: 30) { relay in
             let registered = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: relay.baseURL + "/v1/devices"))
             let device = try JSONDecoder().decode([String: String].self, from: registered.body)
@@ -68,9 +107,32 @@ struct RelayHTTPTests {
             try await eventually("the poll waits", timeout: .seconds(5)) {
                 try await relay.metric("pushrelay_polls_waiting") == 1
             }
-            connection.send("POST /v1/devices HTTP/1.1\r\nHost: relay\r\nContent-Length: 100000\r\n\r\n"
-                            + String(repeating: " ", count: 100_000))
+            connection.send(pipelined)
             #expect(try await connection.readUntilClosed(timeout: .seconds(5)) != nil, "closed, not buffered")
+        }
+    }
+
+    /// A client that sends requests and never reads the answers stops being read, rather than having the relay keep
+    /// every answer in memory: what it can send is bounded by the kernel's buffers, and then nothing more goes in.
+    @Test func aClientThatNeverReadsItsAnswersStopsBeingRead() async throws {
+        try await Relay.run(requestTimeoutSeconds: 60) { relay in
+            let connection = try RawConnection(loopbackPort: relay.port, receiveBuffer: 4096)
+            let requests = Array(String(repeating: "GET /no-such-thing HTTP/1.1\r\nHost: relay\r\n\r\n", count: 1000).utf8)
+            var sent = 0, lastProgress = ContinuousClock.now
+            let giveUp = ContinuousClock.now + .seconds(30)
+            // Until a whole second passes in which the relay takes nothing more; requests are never cut apart.
+            while ContinuousClock.now - lastProgress < .seconds(1), ContinuousClock.now < giveUp {
+                let accepted = connection.sendWithoutWaiting(Array(requests[(sent % requests.count)...]))
+                if accepted > 0 {
+                    sent += accepted
+                    lastProgress = .now
+                } else {
+                    try await Task.sleep(for: .milliseconds(50))
+                }
+            }
+            #expect(ContinuousClock.now < giveUp, "the relay kept reading: \(sent) bytes of requests taken in 30 s")
+            #expect(sent < 64 << 20, "\(sent) bytes of requests taken")
+            #expect(!connection.isClosedByServer, "a client that only reads slowly is not an error")
         }
     }
 }

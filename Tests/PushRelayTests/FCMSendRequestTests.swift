@@ -98,6 +98,8 @@ struct FCMSendRequestTests {
         #"{"message": {"token": "t", "bogus": 1}}"#,
         #"{"msg": {"token": "t"}}"#,
         #"{"validate_only": "yes", "message": {"token": "t"}}"#,
+        #"{"validate_only": false, "validateOnly": true, "message": {"token": "t"}}"#,
+        #"{"message": {"token": "t", "android": {"collapse_key": "a", "collapseKey": "b"}}}"#,
         #"{}"#,
         #"[]"#,
         #"not json"#,

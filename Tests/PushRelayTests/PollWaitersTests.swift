@@ -1,5 +1,6 @@
 import NIOCore
 import NIOEmbedded
+import Synchronization
 import Testing
 @testable import PushRelay
 
@@ -91,6 +92,19 @@ struct PollWaitersTests {
         while waiters.waitingCount == 0 { await Task.yield() }
         try await connection.close()
         #expect(await outcome == .clientGone)
+        #expect(waiters.waitingCount == 0)
+    }
+
+    /// Synchronous, on one thread: an EmbeddedChannel's closed future calls back at once, inside `wait`.
+    @Test func aConnectionThatClosedBeforeItsPollWaitsEndsTheWaitAtOnce() throws {
+        let waiters = PollWaiters()
+        let connection = EmbeddedChannel()
+        try connection.close().wait()
+        connection.embeddedEventLoop.run()
+        let outcome = Mutex<PollWaiters.Outcome?>(nil)
+        let ticket = waiters.begin(deviceID: "d")
+        waiters.wait(ticket, until: later(), connection: connection) { ended in outcome.withLock { $0 = ended } }
+        #expect(outcome.withLock { $0 } == .clientGone)
         #expect(waiters.waitingCount == 0)
     }
 

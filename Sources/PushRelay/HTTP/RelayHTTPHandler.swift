@@ -50,9 +50,11 @@ final class RelayHTTPHandler: ChannelInboundHandler {
             return
         }
         guard answering == nil else {
-            if case .body(let chunk) = part { queuedBytes += chunk.readableBytes }
+            queuedBytes += Self.size(of: part)
             guard queued.count < Self.maxQueuedParts, queuedBytes <= Self.maxQueuedBytes else { return context.close(promise: nil) }
-            return queued.append(part)
+            // A body chunk is a view into the read buffer, which it would keep whole: the queue keeps a copy.
+            guard case .body(let chunk) = part else { return queued.append(part) }
+            return queued.append(.body(ByteBuffer(bytes: chunk.readableBytesView)))
         }
         receive(part, context)
     }
@@ -75,6 +77,8 @@ final class RelayHTTPHandler: ChannelInboundHandler {
                 }
             }
         case (.body(var chunk), .body(let head, let match, var body, var failure)):
+            // Out of `reading` while it grows, or each chunk would copy the whole body so far.
+            reading = .idle
             if failure == nil, case .route(let route, _) = match {
                 if body.readableBytes + chunk.readableBytes > route.maxBody {
                     failure = .tooLarge(limit: route.maxBody)
@@ -108,6 +112,9 @@ final class RelayHTTPHandler: ChannelInboundHandler {
             var response = RelayResponse.text(.methodNotAllowed, "\(head.method) is not allowed here\n")
             response.headers[.allow] = allowed.map(\.rawValue).joined(separator: ", ")
             answer(response, request: requests, context)
+        case .route(let route, _) where route.maxBody == 0 && (try? body.get()) == nil:
+            // A route that reads no body would act on the request regardless: it is refused here instead.
+            answer(.text(.contentTooLarge, "this endpoint takes no request body\n"), request: requests, context)
         case .route(let route, let parameters):
             let request = RelayRequest(
                 head: head, body: body, parameters: parameters, connection: context.channel, logger: logger,
@@ -143,10 +150,20 @@ final class RelayHTTPHandler: ChannelInboundHandler {
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in closing.value.close(promise: nil) }
     }
 
+    /// What a queued part holds in memory: a head its target and fields (each up to the decoder's 80 KiB).
+    private static func size(of part: HTTPRequestPart) -> Int {
+        func size(of fields: HTTPFields) -> Int { fields.reduce(0) { $0 + $1.name.rawName.utf8.count + $1.value.utf8.count } }
+        return switch part {
+        case .head(let head): (head.path ?? "").utf8.count + size(of: head.headerFields)
+        case .body(let chunk): chunk.readableBytes
+        case .end(let trailers): trailers.map(size(of:)) ?? 0
+        }
+    }
+
     private func readQueued(_ context: ChannelHandlerContext) {
         while answering == nil, !queued.isEmpty {
             let part = queued.removeFirst()
-            if case .body(let chunk) = part { queuedBytes -= chunk.readableBytes }
+            queuedBytes -= Self.size(of: part)
             if case .discarding = reading {
                 if case .end = part { reading = .idle }
                 continue

@@ -37,10 +37,14 @@ struct RelayHTTPServer: Service {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     let pipeline = channel.pipeline.syncOperations
+                    // Answers are written as requests are read, and a client that sends without reading would have
+                    // them pile up in memory: the connection is not read while its answers wait to be sent.
+                    try pipeline.addHandler(BackPressureHandler())
                     // Pipelined requests and malformed ones are the handler's to answer; the headers it writes are its own.
                     try pipeline.configureHTTPServerPipeline(
                         withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
                         withEncoderConfiguration: .init(), withDecoderLimitConfiguration: .init())
+                    try pipeline.addHandler(KeepAliveHandler())
                     try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                     // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request
                     // in progress.
