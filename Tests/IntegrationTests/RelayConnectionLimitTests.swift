@@ -53,10 +53,23 @@ struct RelayConnectionLimitTests {
             try? FileManager.default.removeItem(atPath: directory)
         }
 
-        /// A registered device's push token.
-        func registerDevice() async throws -> String {
+        /// A device as registration returns it.
+        struct Device: Decodable {
+            let id: String
+            let token: String
+            let secret: String
+
+            private enum CodingKeys: String, CodingKey { case id = "device_id", token, secret }
+
+            /// Its long-poll, as raw HTTP/1.1.
+            func pollRequest(wait: Int) -> String {
+                "GET /v1/devices/\(id)/messages?wait=\(wait) HTTP/1.1\r\nHost: relay\r\nAuthorization: Bearer \(secret)\r\n\r\n"
+            }
+        }
+
+        func registerDevice() async throws -> Device {
             let reply = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: baseURL + "/v1/devices"))
-            return try #require(try JSONDecoder().decode([String: String].self, from: reply.body)["token"])
+            return try JSONDecoder().decode(Device.self, from: reply.body)
         }
 
         /// A gauge or counter from GET /metrics.
@@ -73,7 +86,7 @@ struct RelayConnectionLimitTests {
     @Test func healthAndSendsAreServedUnderAFloodOfSlowConnections() async throws {
         // A deadline far beyond the test: only making room by closing the oldest slow ones can serve the others.
         try await Relay.run(requestTimeoutSeconds: 60) { relay in
-            let token = try await relay.registerDevice()
+            let token = try await relay.registerDevice().token
             // More slowloris connections (a request head that never ends) than the relay has descriptors.
             var flood: [RawConnection] = []
             for _ in 0..<400 {
@@ -105,11 +118,8 @@ struct RelayConnectionLimitTests {
         try await Relay.run(requestTimeoutSeconds: 60) { relay in
             var polls: [RawConnection] = []
             for _ in 0..<2 {
-                let reply = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: relay.baseURL + "/v1/devices"))
-                let device = try JSONDecoder().decode([String: String].self, from: reply.body)
                 let poll = try RawConnection(loopbackPort: relay.port)
-                poll.send("GET /v1/devices/\(device["device_id"] ?? "")/messages?wait=60 HTTP/1.1\r\nHost: relay\r\n"
-                          + "Authorization: Bearer \(device["secret"] ?? "")\r\n\r\n")
+                poll.send(try await relay.registerDevice().pollRequest(wait: 60))
                 polls.append(poll)
             }
             try await eventually("both polls wait", timeout: .seconds(5)) {
@@ -131,11 +141,8 @@ struct RelayConnectionLimitTests {
 
     @Test func aWaitingLongPollOutlivesTheRequestDeadline() async throws {
         try await Relay.run { relay in
-            let reply = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: relay.baseURL + "/v1/devices"))
-            let device = try JSONDecoder().decode([String: String].self, from: reply.body)
             let poll = try RawConnection(loopbackPort: relay.port)
-            poll.send("GET /v1/devices/\(device["device_id"] ?? "")/messages?wait=3 HTTP/1.1\r\nHost: relay\r\n"
-                      + "Authorization: Bearer \(device["secret"] ?? "")\r\n\r\n")
+            poll.send(try await relay.registerDevice().pollRequest(wait: 3))
             let idle = try RawConnection(loopbackPort: relay.port)
             #expect(try await idle.readUntilClosed(timeout: .seconds(8)) == "", "an idle connection is closed")
             try await Task.sleep(for: .milliseconds(500))

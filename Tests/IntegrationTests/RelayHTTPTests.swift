@@ -36,11 +36,10 @@ struct RelayHTTPTests {
 
     @Test func aBodyOnAnEndpointThatReadsNoneIsRefusedAndNothingDone() async throws {
         try await Relay.run { relay in
-            let registered = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: relay.baseURL + "/v1/devices"))
-            let device = try JSONDecoder().decode([String: String].self, from: registered.body)
+            let device = try await relay.registerDevice()
             let connection = try RawConnection(loopbackPort: relay.port)
-            connection.send("DELETE /v1/devices/\(device["device_id"] ?? "") HTTP/1.1\r\nHost: relay\r\n"
-                            + "Authorization: Bearer \(device["secret"] ?? "")\r\nContent-Length: 5\r\n\r\nhello")
+            connection.send("DELETE /v1/devices/\(device.id) HTTP/1.1\r\nHost: relay\r\n"
+                            + "Authorization: Bearer \(device.secret)\r\nContent-Length: 5\r\n\r\nhello")
             let answer = try #require(try await connection.readUntilClosed(timeout: .seconds(5)))
             #expect(Self.statuses(answer) == ["413"], "\(answer)")
             #expect(try await relay.metric("pushrelay_devices") == 1, "the device is still registered")
@@ -99,11 +98,8 @@ struct RelayHTTPTests {
     ])
     func aClientPipeliningTooMuchBehindAWaitingPollIsClosed(pipelined: String) async throws {
         try await Relay.run(requestTimeoutSeconds: 30) { relay in
-            let registered = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: relay.baseURL + "/v1/devices"))
-            let device = try JSONDecoder().decode([String: String].self, from: registered.body)
             let connection = try RawConnection(loopbackPort: relay.port)
-            connection.send("GET /v1/devices/\(device["device_id"] ?? "")/messages?wait=60 HTTP/1.1\r\nHost: relay\r\n"
-                            + "Authorization: Bearer \(device["secret"] ?? "")\r\n\r\n")
+            connection.send(try await relay.registerDevice().pollRequest(wait: 60))
             try await eventually("the poll waits", timeout: .seconds(5)) {
                 try await relay.metric("pushrelay_polls_waiting") == 1
             }
