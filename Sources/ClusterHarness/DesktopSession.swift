@@ -40,10 +40,11 @@ public final class DesktopSession: Sendable {
         grep -F -- "$(sed -n 1p '\(directory)/wanted')" | grep -F -- "$(sed -n 2p '\(directory)/wanted')" | head -n1
 
         """.write(toFile: menu, atomically: true, encoding: .utf8)
-        chmod(menu, 0o755)
+        // Run by /bin/sh, not executed itself: a process forked by another test while this one wrote the file may hold
+        // it open for writing, and executing it would then fail with "Text file busy" (PAMTestService says more).
         try """
         [global]
-            dmenu = \(menu)
+            dmenu = /bin/sh \(menu)
             width = 420
             origin = top-right
             offset = 10x10

@@ -19,9 +19,13 @@ public struct PAMTestService: Sendable {
         let script = parent + "/check-password.sh"
         // pam_exec writes the password to the script's stdin, NUL-terminated.
         try "#!/bin/sh\n[ \"$(tr -d '\\000')\" = '\(password)' ]\n".write(toFile: script, atomically: true, encoding: .utf8)
-        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: script)
+        try FileManager.default.setAttributes([.posixPermissions: 0o644], ofItemAtPath: script)
+        // The script is run by /bin/sh rather than executed itself. Foundation writes it through a descriptor without
+        // O_CLOEXEC while other tests' threads start processes: a child forked meanwhile keeps the file open for
+        // writing (for its whole life, if it execs a server), and executing the script then fails with "Text file
+        // busy", which pam_exec reports as "System error". Reading it is never refused that way.
         try """
-            auth required pam_exec.so expose_authtok quiet \(script)
+            auth required pam_exec.so expose_authtok quiet /bin/sh \(script)
             account required pam_permit.so
 
             """.write(toFile: directory + "/" + Self.service, atomically: true, encoding: .utf8)
