@@ -66,6 +66,7 @@ struct FCMSendRequest: Equatable, Sendable {
     /// Google's JSON mapping accepts a field by its proto name or its lowerCamelCase name; this brings both to
     /// the proto name and refuses fields FCM does not know (any name passes when `allowed` is nil).
     private static func fields(_ object: [String: JSONValue], allowed: Set<String>?, at path: String?) throws(FCMError) -> [String: JSONValue] {
+        func location() -> String { path.map { " at '\($0)'" } ?? "" }
         var result: [String: JSONValue] = [:]
         result.reserveCapacity(object.count)
         for (key, value) in object {
@@ -73,13 +74,11 @@ struct FCMSendRequest: Equatable, Sendable {
             if let allowed, !allowed.contains(name) {
                 // The first unknown name in order, so that the error does not depend on hashing.
                 let unknown = object.keys.sorted().first { !allowed.contains(snakeCase($0)) } ?? key
-                let location = path.map { " at '\($0)'" } ?? ""
-                throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(unknown)\"\(location): Cannot find field.")
+                throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(unknown)\"\(location()): Cannot find field.")
             }
             // Both names of one field: which value won would depend on hashing (a real send or a dry run).
             guard result.updateValue(value, forKey: name) == nil else {
-                let location = path.map { " at '\($0)'" } ?? ""
-                throw .invalidArgument("Invalid JSON payload received. Field \"\(name)\"\(location) is given twice, by its proto and its lowerCamelCase name.")
+                throw .invalidArgument("Invalid JSON payload received. Field \"\(name)\"\(location()) is given twice, by its proto and its lowerCamelCase name.")
             }
         }
         return result
