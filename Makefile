@@ -32,7 +32,7 @@ PROGRAMS := pushagentd pushctl pushrelay pushsim
 BUILD_DIR = .build/$(CONFIG)
 GENERATED = .build/install-$(CONFIG)
 
-VERSION := $(shell sed -n 's/.*static let string = "\(.*\)"/\1/p' Sources/PushAgentDaemon/Control/ControlRoutes.swift)
+VERSION := $(shell sed -n 's/.*static let string = "\(.*\)"/\1/p' Sources/ControlWire/PushAgentVersion.swift)
 DEB_ARCH = $(shell dpkg --print-architecture)
 DEB_FILE = .build/pushagent_$(VERSION)_$(DEB_ARCH).deb
 # none for the tests' debug package (fast to build and install), xz for a release package.

@@ -16,6 +16,8 @@ let package = Package(
         // Step-up MFA for local programs (docs/stepup.md); the OpenAPI adapter apart, so plain users skip its packages.
         .library(name: "PushAgentKit", targets: ["PushAgentKit"]),
         .library(name: "PushAgentKitOpenAPI", targets: ["PushAgentKitOpenAPI"]),
+        // The relay's device API for other clients of pushrelay (and the fuzz targets, a package of their own).
+        .library(name: "RelayWire", targets: ["RelayWire"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -54,27 +56,29 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The one HTTP client (libcurl): daemon outbound calls, pushsim sends, pushctl over the socket.
         .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
-        // Control-API wire types and the client library pushctl is a face over (no NIO).
-        .target(name: "ControlAPI", dependencies: ["CurlHTTP", "PushAgentCore"], swiftSettings: swiftSettings),
+        // The control API's wire: messages, JSON coding, socket path, version. No transport: the daemon serves it.
+        .target(name: "ControlWire", dependencies: ["PushAgentCore"], swiftSettings: swiftSettings),
+        // The client library pushctl is a face over: the control API over the Unix socket, through libcurl.
+        .target(name: "ControlClient", dependencies: ["ControlWire", "CurlHTTP", "PushAgentCore"], swiftSettings: swiftSettings),
         // sd_notify, journald log handler.
         .target(name: "SystemdSupport", dependencies: [
             "CSystemd", .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),
-        // What both HTTP servers (control socket, relay) guard connections with: request deadlines, the fd limit, and
-        // the request context that carries the connection.
+        // What both HTTP servers (control socket, relay) guard connections with: request deadlines and the fd limit.
         .target(name: "ConnectionGuards", dependencies: [
-            .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         ], swiftSettings: swiftSettings),
+        // The relay's device API as both sides see it: a delivered message, a poll's reply, a registration.
+        .target(name: "RelayWire", swiftSettings: swiftSettings),
         // The agent's SQLite state.
         .target(name: "PushAgentStore", dependencies: [
-            "PushAgentCore", "ControlAPI", .product(name: "GRDB", package: "GRDB.swift"),
+            "PushAgentCore", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         // pushagentd's services: config, relay loop, handlers, responders, control server.
         .target(name: "PushAgentDaemon", dependencies: [
-            "PushAgentCore", "PushAgentStore", "ControlAPI", "CurlHTTP", "SystemdSupport", "ConnectionGuards", "CPAM",
+            "PushAgentCore", "PushAgentStore", "ControlWire", "RelayWire", "CurlHTTP", "SystemdSupport", "ConnectionGuards", "CPAM",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),
@@ -89,7 +93,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The relay: device registration, long-poll, FCM-v1-compatible send API, the OAuth2 token endpoint.
         .target(name: "PushRelay", dependencies: [
-            "SystemdSupport", "ConnectionGuards",
+            "RelayWire", "SystemdSupport", "ConnectionGuards",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -121,24 +125,24 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         // The step-up challenge retrier and its flows (pushagentd over the control socket, the terminal). No NIO.
-        .target(name: "PushAgentKit", dependencies: ["CurlHTTP", "ControlAPI"], swiftSettings: swiftSettings),
+        .target(name: "PushAgentKit", dependencies: ["CurlHTTP", "ControlClient", "ControlWire"], swiftSettings: swiftSettings),
         .target(name: "PushAgentKitOpenAPI", dependencies: [
             "PushAgentKit", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], swiftSettings: swiftSettings),
         // Starts the real programs on loopback for the integration tests and the benchmark.
-        .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlAPI", "PushSim"], swiftSettings: swiftSettings),
+        .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlClient", "ControlWire", "PushSim"], swiftSettings: swiftSettings),
 
         // Thin executables
         .executableTarget(name: "pushagentd", dependencies: [
-            "CommandSupport",
+            "CommandSupport", "ControlWire",
             "PushAgentDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         // `pushctl notify`: approvals as desktop notifications with action buttons, on the user's session bus.
-        .target(name: "DesktopNotify", dependencies: ["CNotifyBus", "ControlAPI", "PushAgentCore"],
+        .target(name: "DesktopNotify", dependencies: ["CNotifyBus", "ControlWire", "PushAgentCore"],
                 swiftSettings: swiftSettings),
         .executableTarget(name: "pushctl", dependencies: [
-            "ControlAPI", "CurlHTTP", "PushAgentCore", "CommandSupport", "QRImage", "DesktopNotify",
+            "ControlClient", "ControlWire", "CurlHTTP", "PushAgentCore", "CommandSupport", "QRImage", "DesktopNotify",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushrelay", dependencies: [
@@ -150,12 +154,12 @@ let package = Package(
             "PushSim", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushbench", dependencies: [
-            "ClusterHarness", "ControlAPI", "CommandSupport",
+            "ClusterHarness", "ControlClient", "ControlWire", "CommandSupport",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         // `make soak`: relay and daemon SIGKILLed, a fault proxy between them; fails on a lost or doubled push.
         .executableTarget(name: "pushsoak", dependencies: [
-            "ClusterHarness", "ControlAPI", "CommandSupport", "PushAgentCore",
+            "ClusterHarness", "ControlClient", "ControlWire", "CommandSupport", "PushAgentCore",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         // Step-up examples: a client through the retrier, and a protected server that challenges it.
@@ -182,7 +186,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushRelayTests", dependencies: [
             // ClusterHarness: the private PostgreSQL the relay's tests run on besides SQLite.
-            "PushRelay", "CurlHTTP", "ClusterHarness", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "GRDB", package: "GRDB.swift"),
+            "PushRelay", "RelayWire", "CurlHTTP", "ClusterHarness", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "NIOEmbedded", package: "swift-nio"),
         ], swiftSettings: swiftSettings),
@@ -191,7 +195,7 @@ let package = Package(
         .testTarget(name: "QRImageTests", dependencies: ["QRImage"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentDaemonTests", dependencies: [
-            "PushAgentDaemon", "PushAgentStore", "PushAgentCore", .product(name: "GRDB", package: "GRDB.swift"),
+            "PushAgentDaemon", "PushAgentStore", "PushAgentCore", "RelayWire", .product(name: "GRDB", package: "GRDB.swift"),
             // PAMTestService: a PAM stack with a known password.
             "ClusterHarness",
         ], swiftSettings: swiftSettings),
@@ -202,7 +206,7 @@ let package = Package(
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: [
-            "ClusterHarness", "ControlAPI", "CurlHTTP", "PushAgentCore", "PushAgentKit", "PushSim",
+            "ClusterHarness", "ControlClient", "ControlWire", "CurlHTTP", "PushAgentCore", "PushAgentKit", "PushSim",
         ], swiftSettings: swiftSettings),
     ]
 )

@@ -6,9 +6,11 @@ import PackageDescription
 /// The main package, by path; SwiftPM names a path dependency after its directory, whatever the checkout is called.
 let pushagent = String(Context.packageDirectory.split(separator: "/").dropLast().last!)
 
-/// The modules under test (PushAgentCore, ControlAPI, CurlHTTP) are not products of the main package. PushAgentKit
+/// The modules under test (PushAgentCore, ControlWire, CurlHTTP) are not products of the main package. PushAgentKit
 /// is, and is built on them, so depending on it builds them and lets the targets import them.
 let pushAgentModules = Target.Dependency.product(name: "PushAgentKit", package: pushagent)
+/// The relay's device API, a product of its own.
+let relayWire = Target.Dependency.product(name: "RelayWire", package: pushagent)
 
 /// One executable per parser family; `make fuzz` runs every executable whose name starts with `Fuzz`.
 let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
@@ -40,10 +42,10 @@ let package = Package(
             "CFuzzDriver", pushAgentModules, .product(name: "Crypto", package: "swift-crypto"),
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
-        // Relay wire types whose modules pull in Hummingbird, NIO and GRDB, compiled here from the same files
-        // (symlinks) so a fuzz build stays minutes shorter; see Sources/RelaySendBody/RelayStandIns.swift.
-        .target(name: "RelaySendBody"),
-        .target(name: "RelayPollReply", dependencies: [pushAgentModules]),
+        // The relay's send parser, whose module pulls in NIO and GRDB, compiled here from the same files (symlinks) so
+        // a fuzz build stays minutes shorter; see Sources/RelaySendBody/RelayStandIns.swift.
+        .target(name: "RelaySendBody", dependencies: [relayWire]),
+        .target(name: "RelayPollReply", dependencies: [relayWire]),
     ] + fuzzTargets.map { target in
         // No top-level code: the entry point is the target's `@_cdecl("<Module>_main")`.
         .executableTarget(name: target.name, dependencies: ["FuzzSupport"] + target.dependencies,

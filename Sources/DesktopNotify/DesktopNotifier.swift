@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import PushAgentCore
 
@@ -6,10 +6,10 @@ import PushAgentCore
 /// arrives, answered from its buttons, closed when it is resolved anywhere. Runs until cancelled, connecting
 /// again to the daemon and to the session bus whenever either goes away.
 public struct DesktopNotifier: Sendable {
-    let client: ControlClient
+    let client: any ApprovalDaemon
     let log: @Sendable (String) -> Void
 
-    public init(client: ControlClient, log: @escaping @Sendable (String) -> Void) {
+    public init(client: any ApprovalDaemon, log: @escaping @Sendable (String) -> Void) {
         self.client = client
         self.log = log
     }
@@ -79,13 +79,13 @@ actor ShownNotifications {
     }
 
     private let bus: NotificationBus
-    private let client: ControlClient
+    private let client: any ApprovalDaemon
     private let actions: Bool
     private let markup: Bool
     private let log: @Sendable (String) -> Void
     private var entries: [String: Entry] = [:]
 
-    init(bus: NotificationBus, client: ControlClient, capabilities: Set<String>, log: @escaping @Sendable (String) -> Void) {
+    init(bus: NotificationBus, client: any ApprovalDaemon, capabilities: Set<String>, log: @escaping @Sendable (String) -> Void) {
         self.bus = bus
         self.client = client
         actions = capabilities.contains("actions")
@@ -137,10 +137,7 @@ actor ShownNotifications {
 
     private func answer(_ approval: Approval, _ decision: ApprovalNotification.Decision) async {
         do {
-            let answered = switch decision {
-            case .approve(let number): try await client.approve(approval.id, number: number)
-            case .deny(let reason): try await client.deny(approval.id, reason: reason)
-            }
+            let answered = try await client.answer(approval.id, decision)
             log("approval \(approval.id): \(answered.state.rawValue) from the notification")
             await update(answered)
         } catch {

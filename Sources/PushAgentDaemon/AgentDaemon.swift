@@ -1,15 +1,12 @@
 import ConnectionGuards
-import ControlAPI
-import CurlHTTP
+import ControlWire
 import Foundation
-import Hummingbird
 import Logging
-import PushAgentCore
 import PushAgentStore
 import ServiceLifecycle
 import SystemdSupport
 
-/// pushagentd: wires the store, the relay loop, the providers and the control socket, and runs them until SIGTERM.
+/// pushagentd: wires the store, the providers, the push sources and the control socket, and runs them until SIGTERM.
 public enum AgentDaemon {
     /// `reload` reads the configuration again from the same sources, on SIGHUP.
     public static func run(config: AgentConfig, reload: @escaping @Sendable () throws -> AgentConfig) async throws {
@@ -26,19 +23,12 @@ public enum AgentDaemon {
             stateDirectory: config.stateDirectory)
         let store = try AgentStore(directory: config.stateDirectory, sealingKey: sealingKey)
         logger.info("account secrets sealed by: \(sealingKey.source.rawValue)")
-        let http = CurlHTTPClient.shared
         let events = EventBus()
         let relayState = RelayStateBox(url: config.relayURL ?? "")
         let heartbeat = Heartbeat()
         let inFlight = InFlightAnswers()
-        let providerHTTP = ProviderHTTP(http: http)
-        let modules: [Provider: any ProviderModule] = [
-            .forgerock: ForgeRockModule(store: store, http: providerHTTP),
-            .privacyidea: PrivacyIDEAModule(store: store, http: providerHTTP, logger: logger),
-            .plusauth: PlusAuthModule(store: store, http: providerHTTP, config: config, logger: logger),
-            .hyphen: HyphenModule(store: store, http: providerHTTP, logger: logger),
-        ]
-        let hyphenSignIn = HyphenSignIn(store: store, http: providerHTTP, events: events, deviceName: config.deviceName, logger: logger)
+        let modules = ProviderModules(ProviderContext(store: store, http: ProviderHTTP(http: .shared), events: events,
+                                                      config: liveConfig, logger: logger))
         let muting = AccountMuting(store: store, events: events, logger: logger)
         let approvals = ApprovalService(store: store, modules: modules, events: events, inFlight: inFlight,
                                         config: liveConfig, muting: muting, logger: logger)
@@ -46,24 +36,23 @@ public enum AgentDaemon {
             store: store, approvals: approvals, config: liveConfig, events: events, logger: logger))
         let tokenUpdater = PushTokenUpdater(store: store, modules: modules, events: events, deviceName: config.deviceName,
                                             config: liveConfig, logger: logger)
-        let poller = RelayPoller(client: RelayDeviceClient(baseURL: config.relayURL ?? "", http: http), config: liveConfig,
-                                 store: store, ingest: ingest, relayState: relayState, events: events,
-                                 heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
-        let routes = ControlRoutes(
-            store: store, approvals: approvals, muting: muting,
-            enrollment: EnrollmentService(store: store, modules: modules, events: events, deviceName: config.deviceName, logger: logger),
-            events: events, relayState: relayState,
-            policy: OperatorPolicy(config: liveConfig, daemonUid: getuid()), startedAt: Date(), logger: logger)
-        let privacyIDEAPoller = PrivacyIDEAPoller(
-            store: store, http: providerHTTP, ingest: ingest, intervalSeconds: config.privacyIDEAPollSeconds,
-            backoff: (config.backoffInitialSeconds, config.backoffMaxSeconds), logger: logger)
-        let router = Router(context: PeerContext.self)
-        routes.register(on: router)
-        RefreshRoutes(privacyIDEA: privacyIDEAPoller).register(on: router)
-        StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)).register(on: router)
-        routes.registerRequests(on: router, hyphenSignIn: hyphenSignIn)
-        routes.registerBackup(on: router, backups: BackupService(store: store, modules: modules, events: events,
-                                                                 tokenUpdater: tokenUpdater, logger: logger))
+        let relay = RelayPushSource(client: RelayDeviceClient(baseURL: config.relayURL ?? "", http: .shared),
+                                    config: liveConfig, store: store, relayState: relayState, events: events,
+                                    heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
+        let pushSources = PushSources(all: [relay] + modules.pushSources)
+        let writers = Writers(policy: OperatorPolicy(config: liveConfig, daemonUid: getuid()), store: store)
+        let router = ControlRouter(collections: [
+            StatusRoutes(store: store, events: events, relayState: relayState, pushSources: pushSources, startedAt: Date()),
+            AccountRoutes(store: store, enrollment: EnrollmentService(store: store, modules: modules, events: events,
+                                                                      deviceName: config.deviceName, logger: logger),
+                          muting: muting, modules: modules, config: liveConfig, writers: writers),
+            ApprovalRoutes(store: store, approvals: approvals, writers: writers),
+            RequestRoutes(store: store, events: events),
+            RefreshRoutes(pushSources: pushSources, ingest: ingest),
+            StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)),
+            BackupRoutes(backups: BackupService(store: store, modules: modules, events: events, tokenUpdater: tokenUpdater,
+                                                logger: logger), writers: writers),
+        ], modules: modules, writers: writers).build(logger: logger)
 
         let watchdog = SystemdWatchdog(heartbeat: heartbeat, relayState: relayState, store: store, config: liveConfig)
         let server = ControlServer(listener: listener, responder: router.buildResponder(), socketMode: config.socketMode,
@@ -74,11 +63,13 @@ public enum AgentDaemon {
         let reloader = ConfigReloader(config: liveConfig, load: reload, statusLine: { await watchdog.statusLine() },
                                       logger: logger)
         try await approvals.resumeUnfinished()
-        try await hyphenSignIn.resumeUnfinished()
-        let group = ServiceGroup(configuration: .init(
-            services: [server, poller, tokenUpdater, privacyIDEAPoller, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog,
-                       reloader, ShutdownHooks(events: events, inFlight: inFlight, logger: logger)],
-            gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        for module in modules.all { try await module.resumeUnfinished() }
+        let services: [any Service] = [server] + pushSources.all.map { PushSourceService(source: $0, ingest: ingest) } + [
+            tokenUpdater, ExpirySweeper(store: store, approvals: approvals, logger: logger), watchdog, reloader,
+            ShutdownHooks(events: events, inFlight: inFlight, logger: logger),
+        ]
+        let group = ServiceGroup(configuration: .init(services: services, gracefulShutdownSignals: [.sigterm, .sigint],
+                                                      logger: logger))
         try await group.run()
         SystemdNotifier.stopping()
         withExtendedLifetime(stateLock) {}

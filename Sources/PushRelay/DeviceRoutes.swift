@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Logging
 import NIOCore
+import RelayWire
 
 /// The device side of the relay: registration, long-poll with acknowledgement, and deletion.
 struct DeviceRoutes: Sendable {
@@ -64,11 +65,6 @@ struct DeviceRoutes: Sendable {
         return try jsonResponse(.created, registration)
     }
 
-    private struct PollResponse: Encodable {
-        var messages: [RelayMessage]
-        var next: Int64
-    }
-
     /// Answers at once when messages are queued or the poll does not wait; otherwise returns nil and answers through
     /// the request's responder when a send, the deadline, a newer poll, shutdown or the client's leaving ends the
     /// wait. No task waits meanwhile: the waiter's callback starts the next read.
@@ -104,7 +100,7 @@ struct DeviceRoutes: Sendable {
     }
 
     private static func batch(_ messages: [RelayMessage], after: Int64) throws -> RelayResponse {
-        try jsonResponse(.ok, PollResponse(messages: messages, next: messages.last?.seq ?? after))
+        try jsonResponse(.ok, PollReply(messages: messages, next: messages.last?.seq ?? after))
     }
 
     /// A long-poll waiting for messages. The status is sent with the answer: a failed read after a wake answers an

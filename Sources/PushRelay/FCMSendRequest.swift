@@ -1,4 +1,5 @@
 import Foundation
+import RelayWire
 
 /// A validated `messages:send` body. Validation follows FCM HTTP v1 for the subset the relay supports,
 /// with FCM's error statuses, so a sender that works against FCM behaves the same here.

@@ -39,8 +39,4 @@ enum Identifiers {
 }
 
 /// RFC 3339 in UTC with whole seconds: the form every RFC 3339 parser accepts.
-func rfc3339(milliseconds: Int64) -> String {
-    Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
-}
-
 func nowMilliseconds() -> Int64 { Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)) }

@@ -70,7 +70,7 @@ private func openStorage(
     let onExpired: @Sendable (Int) -> Void = { metrics.add(.expired, $0) }
     switch config.database {
     case .sqlite(let directory):
-        return (try RelayStore(directory: directory, maximumQueuedPerDevice: config.maximumQueuedPerDevice, onExpired: onExpired), [])
+        return (try SQLiteRelayStore(directory: directory, maximumQueuedPerDevice: config.maximumQueuedPerDevice, onExpired: onExpired), [])
     case .postgres(let settings):
         let store = try await PostgresRelayStore.open(settings, maximumQueuedPerDevice: config.maximumQueuedPerDevice, logger: logger)
         logger.info("state in \(settings), shared with every relay instance on it")

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CommandSupport
+import ControlWire
 import Foundation
 import Logging
 import PushAgentDaemon

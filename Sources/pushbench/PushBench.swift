@@ -1,6 +1,7 @@
 import ArgumentParser
 import ClusterHarness
-import ControlAPI
+import ControlClient
+import ControlWire
 import Foundation
 import Synchronization
 

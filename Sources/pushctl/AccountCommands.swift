@@ -1,5 +1,5 @@
 import ArgumentParser
-import ControlAPI
+import ControlWire
 import Foundation
 import PushAgentCore
 
@@ -24,6 +24,11 @@ struct Status: AsyncParsableCommand {
             accounts: \(status.counts.accounts)   pending: \(status.counts.pending)   rejected pushes: \(status.counts.rejectedPushes)
             secrets sealed by: \(status.secretsSealedBy ?? "(not reported by this pushagentd)")
             """)
+            // The relay's line is above; the providers' own sources (privacyIDEA polling) follow it.
+            for source in status.pushSources ?? [] where source.name != RelayStatus.sourceName {
+                let received = source.lastReceivedAt.map { ", last push \(Output.relative($0))" } ?? ""
+                Output.say("\(source.name): \(source.state)\(received)\(source.detail.map { "\n  \($0)" } ?? "")")
+            }
             for account in status.mutedAccounts ?? [] {
                 Output.say("muted: \(account.id) \(account.issuer) \(account.name) until \(account.mutedUntil.map(Output.timestamp) ?? "?")\(account.muteReason.map { " (\($0))" } ?? "")")
             }

@@ -1,6 +1,8 @@
 import ArgumentParser
+import ControlClient
 import DesktopNotify
 import Foundation
+import PushAgentCore
 
 struct Notify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -18,5 +20,15 @@ struct Notify: AsyncParsableCommand {
         await DesktopNotifier(client: global.client) { line in
             FileHandle.standardError.write(Data(("pushctl notify: " + line + "\n").utf8))
         }.run()
+    }
+}
+
+/// The notifier's buttons answer through the control API, as the user who runs `pushctl notify`.
+extension ControlClient: ApprovalDaemon {
+    public func answer(_ id: String, _ decision: ApprovalNotification.Decision) async throws -> Approval {
+        switch decision {
+        case .approve(let number): try await approve(id, number: number)
+        case .deny(let reason): try await deny(id, reason: reason)
+        }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CommandSupport
-import ControlAPI
+import ControlClient
+import ControlWire
 import Foundation
 
 @main
@@ -19,7 +20,7 @@ struct PushCtl: AsyncParsableCommand {
         Exit codes: 0 ok, 1 failure, 2 usage, 3 daemon unreachable, 4 not found, 5 conflict or expired.
         IDs may be given by unique prefix.
         """,
-        version: "0.1.0",
+        version: PushAgentVersion.string,
         subcommands: [Status.self, Accounts.self, Enroll.self, Remove.self, Code.self, List.self, Show.self,
                       Approve.self, Deny.self, Watch.self, Requests.self, Wait.self, History.self, Refresh.self,
                       JWKS.self, Hyphen.self, Mute.self, Unmute.self, Notify.self, Backup.self, Restore.self])

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ControlAPI
+import ControlWire
 
 struct Refresh: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
-import ControlAPI
+import ControlClient
+import ControlWire
 import Foundation
 import PushAgentCore
 

@@ -1,5 +1,5 @@
 import ArgumentParser
-import ControlAPI
+import ControlWire
 import Foundation
 
 struct JWKS: AsyncParsableCommand {

@@ -1,6 +1,6 @@
 import ArgumentParser
 import ClusterHarness
-import ControlAPI
+import ControlWire
 import Foundation
 import Synchronization
 

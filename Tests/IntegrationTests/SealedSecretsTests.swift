@@ -1,5 +1,5 @@
 import ClusterHarness
-import ControlAPI
+import ControlWire
 import Foundation
 import Testing
 

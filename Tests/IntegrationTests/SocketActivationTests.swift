@@ -1,7 +1,8 @@
 import ClusterHarness
-import Glibc
-import ControlAPI
+import ControlClient
+import ControlWire
 import Foundation
+import Glibc
 import Testing
 
 /// pushagentd under socket activation and its SIGHUP reload. The socket is handed over as systemd does it: listening,

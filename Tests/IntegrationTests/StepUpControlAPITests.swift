@@ -1,5 +1,6 @@
 import ClusterHarness
-import ControlAPI
+import ControlClient
+import ControlWire
 import Foundation
 import PushAgentCore
 import Testing

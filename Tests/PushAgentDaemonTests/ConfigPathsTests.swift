@@ -36,7 +36,7 @@ struct ConfigPathsTests {
             overrides(), environment: ["PUSHAGENT_STATE_DIR": "state", "PUSHAGENT_MACHINE_ID_FILE": "id"], isRoot: true,
             workingDirectory: workingDirectory)
         #expect(config.stateDirectory == "/srv/work/state")
-        #expect(config.machineIDFile == "/srv/work/id")
+        #expect(config.providers.plusAuth.machineIDFile == "/srv/work/id")
     }
 
     @Test func relativePathsInTheFileAreTakenFromItsDirectory() throws {
@@ -50,7 +50,7 @@ struct ConfigPathsTests {
         #expect(config.source == directory + "/pushagentd.toml")
         #expect(config.stateDirectory == directory + "/state")
         #expect(config.socketPath == directory + "/run/agent.sock")
-        #expect(config.machineIDFile == (directory as NSString).deletingLastPathComponent + "/machine-id")
+        #expect(config.providers.plusAuth.machineIDFile == (directory as NSString).deletingLastPathComponent + "/machine-id")
     }
 
     @Test func anEmptyPathIsRefusedNamingTheFlag() throws {

@@ -13,9 +13,9 @@ struct PlusAuthConfigTests {
 
     @Test func defaults() throws {
         let config = try load([:])
-        #expect(config.machineIDFile == "/etc/machine-id" && config.bindingIdentity == nil)
-        #expect(config.plusAuthKeyAlgorithm == .es256)
-        #expect(config.plusAuthResolveFallbackPath == "/push-authenticator/resolve-challenge")
+        #expect(config.providers.plusAuth.machineIDFile == "/etc/machine-id" && config.providers.plusAuth.bindingIdentity == nil)
+        #expect(config.providers.plusAuth.keyAlgorithm == .es256)
+        #expect(config.providers.plusAuth.resolveFallbackPath == "/push-authenticator/resolve-challenge")
         #expect(config.summary.contains("binding_identity: (not set)"))
     }
 
@@ -24,8 +24,8 @@ struct PlusAuthConfigTests {
             "PUSHAGENT_MACHINE_ID_FILE": "/tmp/id", "PUSHAGENT_BINDING_IDENTITY": "serial-42",
             "PUSHAGENT_PLUSAUTH_KEY_ALGORITHM": "rs256", "PUSHAGENT_PLUSAUTH_RESOLVE_FALLBACK_PATH": "",
         ])
-        #expect(config.machineIDFile == "/tmp/id" && config.bindingIdentity == "serial-42")
-        #expect(config.plusAuthKeyAlgorithm == .rs256 && config.plusAuthResolveFallbackPath.isEmpty)
+        #expect(config.providers.plusAuth.machineIDFile == "/tmp/id" && config.providers.plusAuth.bindingIdentity == "serial-42")
+        #expect(config.providers.plusAuth.keyAlgorithm == .rs256 && config.providers.plusAuth.resolveFallbackPath.isEmpty)
         #expect(config.summary.contains("binding_identity: (set)") && !config.summary.contains("serial-42"))
         #expect(config.summary.contains("plusauth_resolve_fallback_path: (none)"))
     }
@@ -50,6 +50,6 @@ struct PlusAuthConfigTests {
             line.hasPrefix("# ") && line.contains(" = ") ? String(line.dropFirst(2)) : String(line)
         }.joined(separator: "\n")
         try config.apply(toml: uncommented, file: "pushagentd.toml")
-        #expect(config.plusAuthKeyAlgorithm == .es256 && config.bindingIdentity == nil)
+        #expect(config.providers.plusAuth.keyAlgorithm == .es256 && config.providers.plusAuth.bindingIdentity == nil)
     }
 }

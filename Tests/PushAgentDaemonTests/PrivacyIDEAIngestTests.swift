@@ -33,22 +33,30 @@ struct PrivacyIDEAIngestTests {
                                            createdAt: Date(), hasTOTP: false),
                                    lookupKey: Self.serial, credentials: try JSONEncoder().encode(credentials), totp: nil)
         let logger = Logger(label: "test")
-        let module = PrivacyIDEAModule(store: store, http: ProviderHTTP(http: .shared), logger: logger)
-        return (PushIngest(store: store, modules: [.privacyidea: module], events: EventBus(), logger: logger), store)
+        let events = EventBus()
+        let module = PrivacyIDEAModule(ProviderContext(
+            store: store, http: ProviderHTTP(http: .shared), events: events,
+            config: LiveConfig(.defaults(systemMode: false, environment: [:])), logger: logger))
+        return (PushIngest(store: store, modules: ProviderModules([module]), events: events, logger: logger), store)
+    }
+
+    /// As the poll source hands a challenge over: keyed by its nonce.
+    static func polled(_ data: [String: String]) -> DeliveredPush {
+        DeliveredPush(data: data, source: .poll(key: "privacyidea:" + data["nonce"]!))
     }
 
     @Test func relayAndPollFeedOnePath() async throws {
         let (ingest, store) = try await makeIngest()
         let pushed = try challenge(nonce: "NONCEPUSHED00000")
-        try await ingest.ingest([RelayMessage(seq: 5, id: "msg-5", data: pushed)])
+        try await ingest.ingest([DeliveredPush(data: pushed, source: .relay(id: "msg-5", seq: 5))])
         #expect(try await store.cursor() == 5)
         #expect(try await store.approvals(state: .pending).map(\.provider) == [.privacyidea])
 
         // The same challenge polled again: no second approval, cursor untouched.
-        let again = try await ingest.ingest(pushed, from: .poll(key: "privacyidea:NONCEPUSHED00000"))
-        guard case .duplicate = again else { Issue.record("expected a duplicate, got \(again)"); return }
-        let polled = try await ingest.ingest(try challenge(nonce: "NONCEPOLLED00000"), from: .poll(key: "privacyidea:NONCEPOLLED00000"))
-        guard case .created(let approval) = polled else { Issue.record("expected an approval, got \(polled)"); return }
+        let again = try await ingest.ingest([Self.polled(pushed)])
+        guard case .duplicate? = again.first else { Issue.record("expected a duplicate, got \(again)"); return }
+        let polled = try await ingest.ingest([Self.polled(try challenge(nonce: "NONCEPOLLED00000"))])
+        guard case .created(let approval)? = polled.first else { Issue.record("expected an approval, got \(polled)"); return }
         #expect(approval.accountId == "acc_pi" && approval.kind == .prompt)
         #expect(try await store.cursor() == 5, "a poll never moves the relay cursor")
         #expect(try await store.isProcessed(.poll(key: "privacyidea:NONCEPOLLED00000")))
@@ -59,10 +67,10 @@ struct PrivacyIDEAIngestTests {
         let (ingest, store) = try await makeIngest()
         var forged = try challenge(nonce: "NONCEFORGED00000")
         forged["question"] = "Transfer money?"
-        let first = try await ingest.ingest(forged, from: .poll(key: "privacyidea:NONCEFORGED00000"))
-        guard case .rejected(let rejection) = first else { Issue.record("expected a rejection, got \(first)"); return }
+        let first = try await ingest.ingest([Self.polled(forged)])
+        guard case .rejected(let rejection)? = first.first else { Issue.record("expected a rejection, got \(first)"); return }
         #expect(rejection.reason == .badSignature)
-        _ = try await ingest.ingest(forged, from: .poll(key: "privacyidea:NONCEFORGED00000"))
+        #expect(try await ingest.ingest([Self.polled(forged)]).isEmpty, "a message already processed is skipped")
         #expect(try await store.auditEntries(event: "push_rejected").count == 1, "polling it again logs nothing new")
         #expect(try await store.approvals(state: nil).isEmpty)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import RelayWire
 import Testing
 @testable import PushRelay
 

@@ -6,10 +6,10 @@ import Testing
 /// A send learns that its device is gone from the message's foreign key, inside a transaction it shares with other
 /// sends: it must come back as "no such device" and leave the others' messages committed.
 struct RelayStoreEnqueueTests {
-    private func withStore(maximumQueued: Int = 100, _ body: (RelayStore) async throws -> Void) async throws {
+    private func withStore(maximumQueued: Int = 100, _ body: (SQLiteRelayStore) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relay-enqueue-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        try await body(RelayStore(directory: directory, maximumQueuedPerDevice: maximumQueued))
+        try await body(SQLiteRelayStore(directory: directory, maximumQueuedPerDevice: maximumQueued))
     }
 
     private func message(_ n: Int, collapseKey: String? = nil) -> OutgoingMessage {

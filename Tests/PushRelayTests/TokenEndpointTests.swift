@@ -198,7 +198,7 @@ struct TokenEndpointTests {
         try await withRelay(serviceAccountKeys: [account.registration()]) { relay in
             let device = try await relay.register()
             // A token whose hour has passed, written as the relay would have written it an hour ago.
-            let store = try RelayStore(directory: relay.stateDirectory)
+            let store = try SQLiteRelayStore(directory: relay.stateDirectory)
             let expired = "expired-access-token-from-an-hour-ago"
             let hourAgo = nowMilliseconds() - 3_600_000
             try await store.storeAccessToken(

@@ -8,19 +8,19 @@ public enum PushDataChecks {
     public static func exercise(_ data: [String: String]) {
         switch PushRouter.route(data) {
         case .hyphen?: hyphen(data)
-        case .forgeRock?:
+        case .forgerock?:
             _ = try? ForgeRockPush.peek(data)
             _ = runBlocking {
                 try? await ForgeRockPush.verify(data, secret: FuzzFixtures.forgeRockSecret, receivedAt: FuzzClock.receivedAt)
             }
-        case .plusAuth?:
+        case .plusauth?:
             _ = runBlocking {
                 try? await PlusAuthPush.verify(data, candidates: FuzzFixtures.plusAuthCandidates, receivedAt: FuzzClock.receivedAt)
             }
-        case .privacyIDEA?:
+        case .privacyidea?:
             _ = try? PrivacyIDEAPush.peekSerial(data)
             _ = try? PrivacyIDEAPush.verify(data, serverKey: FuzzFixtures.privacyIDEAServerKey, receivedAt: FuzzClock.receivedAt)
-        case nil: break
+        case .local?, nil: break
         }
     }
 

@@ -1,7 +1,10 @@
-// FCMSendRequest.swift, JSONValue.swift and JSONText.swift are the relay's own files (symlinked). The three types
-// below are the rest of what FCMSendRequest.swift needs; their real homes, RelayErrors.swift and RelayStore.swift,
-// import SwiftNIO and GRDB, which would make the fuzz build several minutes longer. Same members as the real ones:
-// if those change in a way FCMSendRequest.swift relies on, this module stops compiling, and `make test` says so.
+import RelayWire
+
+// FCMSendRequest.swift, JSONValue.swift and JSONText.swift are the relay's own files (symlinked). The two types
+// below are the rest of what FCMSendRequest.swift needs besides RelayWire; their real homes, RelayErrors.swift and
+// Store/RelayStorage.swift, are in a module that imports SwiftNIO and GRDB, which would make the fuzz build several
+// minutes longer. Same members as the real ones: if those change in a way FCMSendRequest.swift relies on, this
+// module stops compiling, and `make test` says so.
 
 struct FCMError: Error, Equatable {
     var httpStatus: Int
@@ -12,10 +15,6 @@ struct FCMError: Error, Equatable {
     static func invalidArgument(_ message: String) -> Self {
         .init(httpStatus: 400, status: "INVALID_ARGUMENT", message: message, errorCode: "INVALID_ARGUMENT")
     }
-}
-
-enum MessagePriority: String, Sendable, Codable {
-    case high, normal
 }
 
 struct OutgoingMessage: Sendable, Equatable {

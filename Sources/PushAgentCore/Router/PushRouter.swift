@@ -1,20 +1,18 @@
-/// The push dialects the agent understands, as told apart by the keys of a message's `data`.
-public enum PushDialect: Equatable, Sendable {
-    /// Hyphen; `type` is the `hyphen:type` value (`2fa-request`, `2fa-status-change`) for the handler to sub-dispatch.
-    case hyphen(type: String)
-    case forgeRock
-    case plusAuth
-    case privacyIDEA
-}
-
-/// DESIGN.md §2 dispatch. Order matters: the first match wins, so a message carrying keys of two dialects
-/// goes to the earlier one rather than depending on dictionary order.
+/// docs/design.md §2 dispatch: each dialect claims a push by the keys of its `data` (its `claims` function, in its
+/// provider's folder). Order matters: the first claim wins, so a message carrying keys of two dialects goes to the
+/// earlier one rather than depending on dictionary order.
 public enum PushRouter {
-    public static func route(_ data: [String: String]) -> PushDialect? {
-        if let type = data["hyphen:type"] { return .hyphen(type: type) }
-        if data["messageId"] != nil, data["message"] != nil { return .forgeRock }
-        if data["context"] != nil { return .plusAuth }
-        if data["nonce"] != nil, data["serial"] != nil, data["signature"] != nil { return .privacyIDEA }
-        return nil
+    public typealias Claim = @Sendable ([String: String]) -> Bool
+
+    /// Every dialect, in the order its claim is asked.
+    public static let dialects: [(provider: Provider, claims: Claim)] = [
+        (.hyphen, HyphenPush.claims),
+        (.forgerock, ForgeRockPush.claims),
+        (.plusauth, PlusAuthPush.claims),
+        (.privacyidea, PrivacyIDEAPush.claims),
+    ]
+
+    public static func route(_ data: [String: String]) -> Provider? {
+        dialects.first { $0.claims(data) }?.provider
     }
 }

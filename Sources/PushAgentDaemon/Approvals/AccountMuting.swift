@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import Logging
 import PushAgentCore
@@ -18,7 +18,7 @@ struct AccountMuting: Sendable {
 
     func mute(_ idOrPrefix: String, forSeconds seconds: Double, reason: String, peer: Peer?) async throws -> Account {
         guard seconds > 0, seconds <= Self.maximumSeconds else {
-            throw ControlError(.invalidArgument, "a mute lasts from 1 second to 30 days, not \(seconds) seconds")
+            throw ServiceError(.invalidArgument, "a mute lasts from 1 second to 30 days, not \(seconds) seconds")
         }
         let until = Date().addingTimeInterval(seconds)
         let account = try await store.setMute(accountMatching: idOrPrefix, until: until, reason: reason)

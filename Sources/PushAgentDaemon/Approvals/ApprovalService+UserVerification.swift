@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import PushAgentCore
 import PushAgentStore
 
@@ -10,15 +10,15 @@ extension ApprovalService {
         guard let password else {
             if peer.uid == 0 {
                 guard userVerified else {
-                    throw ControlError(.invalidArgument, "approval \(approval.id) requires user verification: approve it from a terminal with `pushctl approve \(approval.id)` (it asks you to confirm), or pass --user-verified if your automation verified the user")
+                    throw ServiceError(.invalidArgument, "approval \(approval.id) requires user verification: approve it from a terminal with `pushctl approve \(approval.id)` (it asks you to confirm), or pass --user-verified if your automation verified the user")
                 }
                 return
             }
             let ignored = userVerified ? "user_verified is accepted from root only; " : ""
-            throw ControlError(.forbidden, "approval \(approval.id) requires user verification: \(ignored)`pushctl approve \(approval.id)` asks for your login password; automation must run as root or pass the password with --password-fd")
+            throw ServiceError(.forbidden, "approval \(approval.id) requires user verification: \(ignored)`pushctl approve \(approval.id)` asks for your login password; automation must run as root or pass the password with --password-fd")
         }
         guard let user = PAMAuthenticator.userName(of: peer.uid) else {
-            throw ControlError(.forbidden, "user verification failed: uid \(peer.uid) has no user name to check a password for")
+            throw ServiceError(.forbidden, "user verification failed: uid \(peer.uid) has no user name to check a password for")
         }
         let settings = config.current
         let pam = PAMAuthenticator(service: settings.userVerificationPAMService,
@@ -29,7 +29,7 @@ extension ApprovalService {
             try? await store.audit(event: "verify_failed", peer: peer, subject: approval.id, detail: "user=\(user)")
             logger.warning("user verification for approval \(approval.id) failed for \(user): \(error)",
                            metadata: ["approval_id": "\(approval.id)", "peer_uid": "\(peer.uid)"])
-            throw ControlError(.forbidden, "user verification failed for \(user): \(error)")
+            throw ServiceError(.forbidden, "user verification failed for \(user): \(error)")
         }
     }
 }

@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import Logging
 import PushAgentCore
@@ -8,7 +8,7 @@ import PushAgentStore
 /// (retried with backoff on network failures until the approval expires).
 struct ApprovalService: Sendable {
     let store: AgentStore
-    let modules: [Provider: any ProviderModule]
+    let modules: ProviderModules
     let events: EventBus
     let inFlight: InFlightAnswers
     let config: LiveConfig
@@ -34,7 +34,7 @@ struct ApprovalService: Sendable {
             do {
                 let stored = try await store.approval(matching: approval.id)
                 started.append(try await begin(stored, decision: .deny(reason: reason), userVerified: false, peer: peer))
-            } catch let error as ControlError where [.expired, .conflict].contains(error.code) {
+            } catch let error as ServiceError where [.expired, .conflict].contains(error.kind) {
                 continue
             } catch StoreError.conflict {
                 continue  // answered by someone else meanwhile
@@ -77,10 +77,10 @@ struct ApprovalService: Sendable {
         let approval = stored.approval
         if approval.state == .pending, approval.isExpired(at: Date()) {
             try await expire(approval.id)
-            throw ControlError(.expired, "approval \(approval.id) expired at \(approval.expiresAt.formatted(.iso8601)); the sign-in must be started again")
+            throw ServiceError(.expired, "approval \(approval.id) expired at \(approval.expiresAt.formatted(.iso8601)); the sign-in must be started again")
         }
         guard approval.state == .pending else {
-            throw ControlError(.conflict, "approval \(approval.id) is already \(approval.state.rawValue)")
+            throw ServiceError(.conflict, "approval \(approval.id) is already \(approval.state.rawValue)")
         }
         let resolution = try resolution(for: approval, decision: decision, peer: peer)
         if case .approve = decision, approval.kind == .verify {
@@ -123,13 +123,13 @@ struct ApprovalService: Sendable {
         case .approve(let number):
             if approval.kind == .number {
                 guard let number else {
-                    throw ControlError(.invalidArgument, "approval \(approval.id) needs the number shown at sign-in: one of \(approval.numbers?.joined(separator: ", ") ?? "?") (pushctl approve \(approval.id) --number N)")
+                    throw ServiceError(.invalidArgument, "approval \(approval.id) needs the number shown at sign-in: one of \(approval.numbers?.joined(separator: ", ") ?? "?") (pushctl approve \(approval.id) --number N)")
                 }
                 guard approval.numbers?.contains(number) ?? false else {
-                    throw ControlError(.invalidArgument, "\(number) is not one of the choices \(approval.numbers?.joined(separator: ", ") ?? "")")
+                    throw ServiceError(.invalidArgument, "\(number) is not one of the choices \(approval.numbers?.joined(separator: ", ") ?? "")")
                 }
             } else if number != nil {
-                throw ControlError(.invalidArgument, "approval \(approval.id) is a \(approval.kind.rawValue) approval; it takes no number")
+                throw ServiceError(.invalidArgument, "approval \(approval.id) is a \(approval.kind.rawValue) approval; it takes no number")
             }
             return Resolution(byUid: peer.uid, number: number)
         case .deny(let reason):
@@ -144,7 +144,7 @@ struct ApprovalService: Sendable {
         let success: ApprovalState = if case .approve = decision { .approved } else { .denied }
         // A local step-up has no provider to tell: the program that asked collects the answer (GET /v1/stepups/{id}).
         if approval.provider == .local { return await finish(approval, state: success, error: nil) }
-        var backoff = Backoff(initial: config.current.backoffInitialSeconds, maximum: config.current.backoffMaxSeconds)
+        var backoff = Backoff(config.current)
         var outcome: (ApprovalState, String?)
         var reply = AnswerReply.nothing
         var sentBefore = resumed

@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import Logging
 import PushAgentCore
@@ -8,7 +8,7 @@ import PushAgentStore
 /// secrets leave the daemon only inside the encrypted file; the passphrase is never logged or audited.
 struct BackupService: Sendable {
     let store: AgentStore
-    let modules: [Provider: any ProviderModule]
+    let modules: ProviderModules
     let events: EventBus
     let tokenUpdater: PushTokenUpdater
     let logger: Logger
@@ -27,7 +27,7 @@ struct BackupService: Sendable {
         do {
             file = try await onOwnThread { try BackupFile.seal(document, passphrase: passphrase) }
         } catch let error as BackupFileError {
-            throw ControlError(.invalidArgument, error.description)
+            throw ServiceError(.invalidArgument, error.description)
         }
         try await store.audit(event: "backup", peer: peer, subject: nil, detail: "\(accounts.count) account(s)")
         logger.notice("backup of \(accounts.count) account(s) made for uid \(peer.uid)",
@@ -45,12 +45,12 @@ struct BackupService: Sendable {
         } catch let error as BackupFileError {
             try await store.audit(event: "restore_refused", peer: peer, subject: nil, detail: error.description)
             logger.warning("restore refused for uid \(peer.uid): \(error)", metadata: ["peer_uid": "\(peer.uid)"])
-            throw ControlError(.invalidArgument, error.description)
+            throw ServiceError(.invalidArgument, error.description)
         }
         let now = Date()
         let adapted = try document.accounts.map { account in
             guard let module = modules[account.provider] else {
-                throw ControlError(.invalidArgument, "the backup holds a \(account.provider.rawValue) account (\(account.id)), which this pushagentd does not support; nothing was restored")
+                throw ServiceError(.invalidArgument, "the backup holds a \(account.provider.rawValue) account (\(account.id)), which this pushagentd does not support; nothing was restored")
             }
             var account = account
             account.credentials = try module.restoredCredentials(account.credentials, at: now)

@@ -3,12 +3,11 @@ import Foundation
 extension AgentConfig {
     /// The keys a reload applies. The others name things opened or registered at start (state directory, socket,
     /// relay registration) and need a restart, which keeps pending approvals too.
-    static let reloadableKeys: Set<String> = [
+    static let reloadableKeys: Set<String> = Set([
         "operators", "log_level", "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds",
         "answer_wait_seconds", "push_limit_per_account", "push_limit_window_seconds", "fraud_mute_seconds",
-        "collapse_similar_pending",
-        "answer_wait_seconds", "user_verification_pam_service", "user_verification_pam_dir",
-    ]
+        "collapse_similar_pending", "user_verification_pam_service", "user_verification_pam_dir",
+    ] + ProviderSettings.keys)
 
     /// This configuration with the reloadable settings taken from `newer`.
     func reloaded(from newer: AgentConfig) -> AgentConfig {
@@ -24,6 +23,7 @@ extension AgentConfig {
         result.collapseSimilarPending = newer.collapseSimilarPending
         result.userVerificationPAMService = newer.userVerificationPAMService
         result.userVerificationPAMDirectory = newer.userVerificationPAMDirectory
+        result.providers = newer.providers
         return result
     }
 

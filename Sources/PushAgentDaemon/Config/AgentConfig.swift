@@ -18,16 +18,8 @@ public struct AgentConfig: Sendable, Equatable {
     public var backoffMaxSeconds: Double
     /// How long approve/deny wait for the provider's answer before returning the approval still in progress.
     public var answerWaitSeconds: Double
-    /// How often poll-only privacyIDEA tokens ask their server for open challenges.
-    public var privacyIDEAPollSeconds: Double
-    /// The machine identity accounts bound to this machine are checked against (PlusAuth `bind_sim`): this file's
-    /// contents plus `bindingIdentity`.
-    public var machineIDFile: String
-    public var bindingIdentity: String?
-    /// The key type new PlusAuth accounts are enrolled with (PlusAuth does not document one).
-    public var plusAuthKeyAlgorithm: PlusAuthAlgorithm
-    /// Where a PlusAuth answer goes when the push's `resolve_url` answers 404/405 or is missing; "" for nowhere.
-    public var plusAuthResolveFallbackPath: String
+    /// Each provider's own settings.
+    var providers = ProviderSettings()
     /// How long a control connection has to deliver a complete request, from opening or from its previous
     /// answer; idle, trickling and stalled connections are closed after it (read at start).
     public var controlRequestTimeoutSeconds: Double
@@ -47,14 +39,13 @@ public struct AgentConfig: Sendable, Equatable {
     public var source: String
 
     /// The keys a config file may hold; anything else is a typo worth an error.
-    static let keys: Set<String> = [
+    static let keys: Set<String> = Set([
         "relay_url", "relay_registration_key", "device_name", "state_dir", "socket", "operators", "log_level",
         "poll_wait_seconds", "backoff_initial_seconds", "backoff_max_seconds", "answer_wait_seconds",
-        "privacyidea_poll_seconds", "machine_id_file", "binding_identity", "plusauth_key_algorithm",
-        "plusauth_resolve_fallback_path", "control_request_timeout_seconds", "control_connections_per_uid",
+        "control_request_timeout_seconds", "control_connections_per_uid",
         "push_limit_per_account", "push_limit_window_seconds", "fraud_mute_seconds", "collapse_similar_pending",
         "user_verification_pam_service", "user_verification_pam_dir",
-    ]
+    ] + ProviderSettings.keys)
 
     /// Defaults for the mode: a system service (root, or started with a config file) or a user's daemon (XDG dirs).
     static func defaults(systemMode: Bool, environment: [String: String]) -> AgentConfig {
@@ -69,9 +60,6 @@ public struct AgentConfig: Sendable, Equatable {
             relayURL: nil, relayRegistrationKey: nil, deviceName: ProcessInfo.processInfo.hostName,
             stateDirectory: stateDirectory, socketPath: socketPath, operators: [], logLevel: .info,
             pollWaitSeconds: 30, backoffInitialSeconds: 1, backoffMaxSeconds: 60, answerWaitSeconds: 10,
-            privacyIDEAPollSeconds: 10,
-            machineIDFile: "/etc/machine-id", bindingIdentity: nil, plusAuthKeyAlgorithm: .es256,
-            plusAuthResolveFallbackPath: "/push-authenticator/resolve-challenge",
             controlRequestTimeoutSeconds: 10, controlConnectionsPerUID: 64,
             pushBudget: PushBudget(limit: 5, window: 60), fraudMuteSeconds: 1200, collapseSimilarPending: true,
             source: "defaults")
@@ -131,11 +119,9 @@ public struct AgentConfig: Sendable, Equatable {
             guard !value.isEmpty else { throw ConfigError("\(origin): '\(key)' must name a path, not be empty") }
             value = ConfigPaths.absolute(value, relativeTo: directory)
         }
+        if try providers.set(key, value, origin: origin) { return }
         func number(_ range: ClosedRange<Double>) throws(ConfigError) -> Double {
-            guard let n = Double(value), range.contains(n) else {
-                throw ConfigError("\(origin): '\(key)' must be a number from \(range.lowerBound) to \(range.upperBound), not '\(value)'")
-            }
-            return n
+            try ConfigValue.number(value, key: key, in: range, origin: origin)
         }
         switch key {
         case "relay_url":
@@ -157,19 +143,6 @@ public struct AgentConfig: Sendable, Equatable {
         case "backoff_initial_seconds": backoffInitialSeconds = try number(0.05...600)
         case "backoff_max_seconds": backoffMaxSeconds = try number(0.1...3600)
         case "answer_wait_seconds": answerWaitSeconds = try number(0...120)
-        case "privacyidea_poll_seconds": privacyIDEAPollSeconds = try number(1...3600)
-        case "machine_id_file": machineIDFile = value
-        case "binding_identity": bindingIdentity = value.isEmpty ? nil : value
-        case "plusauth_key_algorithm":
-            guard let algorithm = PlusAuthAlgorithm(rawValue: value.uppercased()) else {
-                throw ConfigError("\(origin): 'plusauth_key_algorithm' must be ES256 or RS256, not '\(value)'")
-            }
-            plusAuthKeyAlgorithm = algorithm
-        case "plusauth_resolve_fallback_path":
-            guard value.isEmpty || value.hasPrefix("/"), !value.contains("?"), !value.contains("#") else {
-                throw ConfigError("\(origin): 'plusauth_resolve_fallback_path' must be a path starting with '/' (or empty for none), not '\(value)'")
-            }
-            plusAuthResolveFallbackPath = value
         case "control_request_timeout_seconds": controlRequestTimeoutSeconds = try number(0.1...300)
         case "control_connections_per_uid": controlConnectionsPerUID = Int(try number(1...100_000))
         case "push_limit_per_account": pushBudget.limit = Int(try number(0...10_000))
@@ -205,11 +178,7 @@ public struct AgentConfig: Sendable, Equatable {
         backoff_initial_seconds: \(backoffInitialSeconds)
         backoff_max_seconds: \(backoffMaxSeconds)
         answer_wait_seconds: \(answerWaitSeconds)
-        privacyidea_poll_seconds: \(privacyIDEAPollSeconds)
-        machine_id_file: \(machineIDFile)
-        binding_identity: \(bindingIdentity == nil ? "(not set)" : "(set)")
-        plusauth_key_algorithm: \(plusAuthKeyAlgorithm.rawValue)
-        plusauth_resolve_fallback_path: \(plusAuthResolveFallbackPath.isEmpty ? "(none)" : plusAuthResolveFallbackPath)
+        \(providers.summary.map { "\($0.key): \($0.value)" }.joined(separator: "\n"))
         control_request_timeout_seconds: \(controlRequestTimeoutSeconds)
         control_connections_per_uid: \(controlConnectionsPerUID)
         push_limit_per_account: \(pushBudget.limit)

@@ -1,11 +1,10 @@
-import ControlAPI
+import ControlWire
 import Hummingbird
 import PushAgentStore
 
-/// Control errors with their HTTP status; everything thrown by a handler is rendered through this.
+/// The one edge where errors become the control API's: whatever a handler throws (a service's `ServiceError`, the
+/// store's `StoreError`, Hummingbird's `HTTPError`, or anything unexpected) is rendered through this.
 enum ControlFailure {
-    static func forbidden(_ message: String) -> ControlError { ControlError(.forbidden, message) }
-
     static func status(of code: ControlError.Code) -> HTTPResponse.Status {
         switch code {
         case .notFound: .notFound
@@ -21,6 +20,7 @@ enum ControlFailure {
     static func controlError(from error: any Error) -> ControlError {
         switch error {
         case let error as ControlError: return error
+        case let error as ServiceError: return ControlError(code(of: error.kind), error.message)
         case let error as StoreError:
             switch error {
             case .notFound(let m): return ControlError(.notFound, m)
@@ -33,6 +33,18 @@ enum ControlFailure {
             return ControlError(error.status == .notFound ? .notFound : .invalidArgument, error.body ?? error.status.reasonPhrase)
         default:
             return ControlError(.unavailable, "internal error: \(error)")
+        }
+    }
+
+    private static func code(of kind: ServiceError.Kind) -> ControlError.Code {
+        switch kind {
+        case .notFound: .notFound
+        case .conflict: .conflict
+        case .expired: .expired
+        case .invalidArgument: .invalidArgument
+        case .forbidden: .forbidden
+        case .unavailable: .unavailable
+        case .upstream: .upstream
         }
     }
 }

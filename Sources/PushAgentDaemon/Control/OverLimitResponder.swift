@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Hummingbird
 import NIOCore
 import NIOHTTPTypes

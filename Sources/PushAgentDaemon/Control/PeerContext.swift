@@ -1,17 +1,24 @@
-import ConnectionGuards
 import Foundation
 import Hummingbird
 import NIOCore
 import PushAgentStore
 
-/// The request context of the control socket: it keeps the connection so each request can ask who is calling.
-typealias PeerContext = ConnectionContext
+/// The control socket's request context: Hummingbird's basic context plus the request's connection, so each request
+/// can ask who is calling.
+struct PeerContext: RequestContext {
+    var coreContext: CoreRequestContextStorage
+    let channel: any Channel
 
-extension ConnectionContext {
+    init(source: ApplicationRequestContextSource) {
+        coreContext = .init(source: source)
+        channel = source.channel
+    }
+
+
     /// The caller from SO_PEERCRED; the kernel vouches for it, so it cannot be forged by the client.
     func peer() async throws -> Peer {
         guard let provider = channel as? any SocketOptionProvider else {
-            throw ControlFailure.forbidden("cannot identify the caller on this connection")
+            throw ServiceError(.forbidden, "cannot identify the caller on this connection")
         }
         let credentials: PeerCredentials = try await provider.unsafeGetSocketOption(
             level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED)).get()

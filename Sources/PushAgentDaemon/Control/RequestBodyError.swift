@@ -1,5 +1,5 @@
 import ConnectionGuards
-import ControlAPI
+import ControlWire
 import Hummingbird
 import NIOCore
 import NIOHTTP1

@@ -1,16 +1,18 @@
-import ControlAPI
-import Foundation
+import ControlWire
 import Hummingbird
-import PushAgentCore
+import PushAgentStore
 
-/// `/v1/requests`: the 2FA requests this device made (DESIGN.md §4), and the Hyphen sign-in that makes them.
-extension ControlRoutes {
-    func registerRequests(on router: Router<PeerContext>, hyphenSignIn: HyphenSignIn) {
-        router.get("/v1/requests") { _, _ in try JSONResponse.ok(RequestsResponse(requests: try await store.requests())) }
-        router.get("/v1/requests/:id") { request, context in
+/// `/v1/requests`: the 2FA requests this device made (a provider's sign-in adds them, e.g. Hyphen's).
+struct RequestRoutes: ControlRouteCollection {
+    let store: AgentStore
+    let events: EventBus
+
+    func addRoutes(to v1: RouterGroup<PeerContext>) {
+        v1.get("requests") { _, _ in try JSONResponse.ok(RequestsResponse(requests: try await store.requests())) }
+        v1.get("requests/:id") { request, context in
             let wait = try request.uri.queryParameters.get("wait").map { raw in
-                guard let seconds = Int(raw), (0...ControlClient.maximumRequestWait).contains(seconds) else {
-                    throw ControlError(.invalidArgument, "wait must be 0 to \(ControlClient.maximumRequestWait) seconds, not '\(raw)'")
+                guard let seconds = Int(raw), (0...RequestsResponse.maximumWait).contains(seconds) else {
+                    throw ControlError(.invalidArgument, "wait must be 0 to \(RequestsResponse.maximumWait) seconds, not '\(raw)'")
                 }
                 return seconds
             } ?? 0
@@ -18,13 +20,6 @@ extension ControlRoutes {
             return try JSONResponse.ok(try await watch.wait(for: try context.parameters.require("id"), timeout: .seconds(wait)) {
                 $0.state.isFinal
             })
-        }
-        router.post("/v1/hyphen/accounts/:id/signin") { request, context in
-            let peer = try await writer(context)
-            let body = try await request.decodeJSON(HyphenSignInRequest.self)
-            let started = try await hyphenSignIn.start(account: try context.parameters.require("id"),
-                                                       credential: body.credential, peer: peer)
-            return try JSONResponse.ok(started, status: .created)
         }
     }
 }

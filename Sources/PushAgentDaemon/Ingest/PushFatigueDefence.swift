@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import Logging
 import PushAgentCore

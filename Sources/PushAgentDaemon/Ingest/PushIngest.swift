@@ -1,45 +1,45 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import Logging
 import PushAgentCore
 import PushAgentStore
 
-/// Takes one delivered message through router → dialect handler → store (one transaction) → subscribers.
+/// A push as a source hands it over: its data, and where it came from (what recognises it when it comes again).
+struct DeliveredPush: Sendable {
+    var data: [String: String]
+    var source: MessageSource
+}
+
+/// Takes delivered pushes through router → dialect handler → store (one transaction) → subscribers, whichever
+/// source they came from.
 struct PushIngest: Sendable {
     let store: AgentStore
-    let modules: [Provider: any ProviderModule]
+    let modules: ProviderModules
     let events: EventBus
     let logger: Logger
     /// Push bombing defences; nil admits every push (unit tests of the pipeline alone).
     var fatigue: PushFatigueDefence? = nil
 
-    /// Takes a relay batch to the store in order. Messages taken up for the first time are committed together, in
-    /// one transaction (a burst costs one disk flush); one taken up before and never committed (the daemon crashed
-    /// on the way?) is committed alone, after those before it, so a push that crashes the daemon cannot take the
-    /// others of its batch down with it when it is dropped after `maximumAttempts`.
-    func ingest(_ messages: [RelayMessage], now: Date = Date()) async throws {
+    /// Takes a batch to the store in order, each push exactly once; returns what became of the pushes not committed
+    /// before. Pushes taken up for the first time are committed together, in one transaction (a burst costs one disk
+    /// flush); one taken up before and never committed (the daemon crashed on the way?) is committed alone, after
+    /// those before it, so a push that crashes the daemon cannot take the others of its batch down with it when it is
+    /// dropped after `maximumAttempts`.
+    @discardableResult
+    func ingest(_ pushes: [DeliveredPush], now: Date = Date()) async throws -> [MessageOutcome] {
+        var outcomes: [MessageOutcome] = []
         var firstAttempts: [MessageCommit] = []
-        for message in messages {
-            guard let (commit, attempt) = try await prepare(message.data, from: .relay(id: message.id, seq: message.seq), now: now)
-            else { continue }
+        for push in pushes {
+            guard let (commit, attempt) = try await prepare(push.data, from: push.source, now: now) else { continue }
             if attempt == 1 {
                 firstAttempts.append(commit)
                 continue
             }
-            try await self.commit(firstAttempts, now: now)
+            outcomes += try await self.commit(firstAttempts, now: now)
             firstAttempts = []
-            try await self.commit([commit], now: now)
+            outcomes += try await self.commit([commit], now: now)
         }
-        try await commit(firstAttempts, now: now)
-    }
-
-    /// Takes one message from any transport (the relay, or a provider's poll) to the store, exactly once.
-    @discardableResult
-    func ingest(_ data: [String: String], from source: MessageSource, now: Date = Date()) async throws -> MessageOutcome {
-        guard let (commit, _) = try await prepare(data, from: source, now: now) else {
-            return .duplicate(existingApprovalId: nil)
-        }
-        return try await self.commit([commit], now: now)[0]
+        return outcomes + (try await commit(firstAttempts, now: now))
     }
 
     /// Verifies a message and counts the attempt at it; nil for one already committed.
@@ -60,7 +60,7 @@ struct PushIngest: Sendable {
         }
         let attempt = try await store.beginAttempt(source, now: now)
         let (provider, result) = attempt.number > Self.maximumAttempts
-            ? (PushRouter.route(data)?.provider, .failure(Self.unprocessable(after: attempt)))
+            ? (PushRouter.route(data), .failure(Self.unprocessable(after: attempt)))
             : await effect(of: data, receivedAt: now)
         return (MessageCommit(source: source, result: result, provider: provider), attempt.number)
     }
@@ -107,11 +107,10 @@ struct PushIngest: Sendable {
 
     private func effect(of data: [String: String], receivedAt: Date) async -> (Provider?, Result<PushEffect, PushRejection>) {
         TestFault.trigger(.crashOnMarkedPush, when: data[TestFault.crashMarker] != nil)
-        guard let dialect = PushRouter.route(data) else {
+        guard let provider = PushRouter.route(data) else {
             let keys = data.keys.sorted().prefix(10).joined(separator: ", ")
             return (nil, .failure(PushRejection(.unknownDialect, "no dialect matches a push with keys [\(keys)]")))
         }
-        let provider = dialect.provider
         guard let module = modules[provider] else {
             return (provider, .failure(PushRejection(.unknownDialect, "\(provider.rawValue) pushes are not supported yet")))
         }
@@ -163,17 +162,6 @@ struct PushIngest: Sendable {
             metadata["message_id"] = "\(LogMessageID.pushRejected)"
             metadata["reason"] = "\(rejection.reason.rawValue)"
             logger.warning("push rejected: \(rejection.message)", metadata: metadata)
-        }
-    }
-}
-
-extension PushDialect {
-    var provider: Provider {
-        switch self {
-        case .hyphen: .hyphen
-        case .forgeRock: .forgerock
-        case .plusAuth: .plusauth
-        case .privacyIDEA: .privacyidea
         }
     }
 }

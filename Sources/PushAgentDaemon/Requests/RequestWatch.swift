@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import PushAgentCore
 import PushAgentStore

@@ -1,5 +1,5 @@
 import ConnectionGuards
-import ControlAPI
+import ControlWire
 import Foundation
 import Hummingbird
 import HummingbirdCore

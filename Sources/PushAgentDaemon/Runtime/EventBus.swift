@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 
 /// Fans control events out to every `GET /v1/events` subscriber. A slow subscriber loses old events, never blocks the agent.

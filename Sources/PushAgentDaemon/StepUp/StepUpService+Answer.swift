@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import PushAgentCore
 import PushAgentStore
@@ -7,7 +7,7 @@ extension StepUpService {
     /// The step-up, after waiting up to `wait` seconds for it to become final. Only the uid that asked may collect
     /// it: the answer is a credential.
     func collect(_ idOrPrefix: String, wait: Int, peer: Peer) async throws -> StepUp {
-        guard (0...60).contains(wait) else { throw ControlError(.invalidArgument, "wait must be from 0 to 60 seconds") }
+        guard (0...60).contains(wait) else { throw ServiceError(.invalidArgument, "wait must be from 0 to 60 seconds") }
         // Subscribed before reading, so an answer given in between is not missed.
         let updates = wait > 0 ? await events.subscribe() : nil
         var (stored, details) = try await askedBy(peer, idOrPrefix, toDo: "collect its answer")
@@ -36,11 +36,11 @@ extension StepUpService {
     private func askedBy(_ peer: Peer, _ idOrPrefix: String, toDo: String) async throws -> (StoredApproval, StepUpDetails) {
         let stored = try await store.approval(matching: idOrPrefix)
         guard stored.approval.provider == .local, stored.approval.kind == .stepup else {
-            throw ControlError(.notFound, "approval \(stored.approval.id) is not a step-up")
+            throw ServiceError(.notFound, "approval \(stored.approval.id) is not a step-up")
         }
         let details = try Self.details(of: stored)
         guard details.caller.uid == peer.uid else {
-            throw ControlError(.forbidden, "step-up \(stored.approval.id) was asked by uid \(details.caller.uid); only that uid may \(toDo)")
+            throw ServiceError(.forbidden, "step-up \(stored.approval.id) was asked by uid \(details.caller.uid); only that uid may \(toDo)")
         }
         return (stored, details)
     }
@@ -51,14 +51,14 @@ extension StepUpService {
         }
         let until = approvedAt.addingTimeInterval(Self.answerLifetime)
         guard now < until else {
-            throw ControlError(.expired, "the answer to step-up \(approval.id) was available until \(until.formatted(.iso8601)); ask for a new step-up")
+            throw ServiceError(.expired, "the answer to step-up \(approval.id) was available until \(until.formatted(.iso8601)); ask for a new step-up")
         }
         var answer = StepUp(approval: approval, details: details, answerExpiresAt: until)
         switch details.answer {
         case .totp:
             let accountId = details.accountId ?? ""
             guard let totp = try? await store.account(matching: accountId).totp else {
-                throw ControlError(.notFound, "account \(accountId), whose code answers step-up \(approval.id), was removed")
+                throw ServiceError(.notFound, "account \(accountId), whose code answers step-up \(approval.id), was removed")
             }
             answer.code = TOTP.code(totp, at: now).code
         case .receipt:

@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import Logging
 import PushAgentCore
@@ -24,7 +24,7 @@ struct StepUpService: Sendable {
     func create(_ request: StepUpRequest, peer: Peer, now: Date = Date()) async throws -> StepUp {
         let ttl = request.ttlSeconds ?? Self.defaultTTLSeconds
         guard Self.ttlSeconds.contains(ttl) else {
-            throw ControlError(.invalidArgument, "ttl_seconds must be from \(Self.ttlSeconds.lowerBound) to \(Self.ttlSeconds.upperBound), not \(ttl)")
+            throw ServiceError(.invalidArgument, "ttl_seconds must be from \(Self.ttlSeconds.lowerBound) to \(Self.ttlSeconds.upperBound), not \(ttl)")
         }
         let caller = StepUpCaller(peer)
         let details = StepUpDetails(
@@ -42,7 +42,7 @@ struct StepUpService: Sendable {
         let approval = try await store.addLocalApproval(draft) { pending in
             let waiting = pending.filter { (try? Self.details(of: $0))?.caller.uid == caller.uid }.count
             guard waiting < Self.maximumPendingPerUid else {
-                throw ControlError(.conflict, "uid \(caller.uid) already has \(waiting) step-ups waiting for an answer; answer them (pushctl list) or let them expire, then ask again")
+                throw ServiceError(.conflict, "uid \(caller.uid) already has \(waiting) step-ups waiting for an answer; answer them (pushctl list) or let them expire, then ask again")
             }
         }
         try await store.audit(event: "stepup_request", peer: peer, subject: approval.id,
@@ -66,16 +66,16 @@ struct StepUpService: Sendable {
         switch request.answer {
         case .totp:
             guard let name = request.account, !name.isEmpty else {
-                throw ControlError(.invalidArgument, "answer \"totp\" needs \"account\": the account whose code the server expects (ids in `pushctl accounts`)")
+                throw ServiceError(.invalidArgument, "answer \"totp\" needs \"account\": the account whose code the server expects (ids in `pushctl accounts`)")
             }
             let stored = try await store.account(matching: name)
             guard stored.totp != nil else {
-                throw ControlError(.invalidArgument, "account \(stored.account.id) has no TOTP secret (its enrollment URI carried none), so it cannot answer a code challenge")
+                throw ServiceError(.invalidArgument, "account \(stored.account.id) has no TOTP secret (its enrollment URI carried none), so it cannot answer a code challenge")
             }
             return stored.account.id
         case .receipt:
             guard request.account == nil else {
-                throw ControlError(.invalidArgument, "\"account\" goes with answer \"totp\" only; a receipt is signed by the device key")
+                throw ServiceError(.invalidArgument, "\"account\" goes with answer \"totp\" only; a receipt is signed by the device key")
             }
             return nil
         }

@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import PushAgentCore
 
@@ -9,11 +9,11 @@ enum StepUpText {
     static func checked(_ text: String?, field: String, limit: Int) throws -> String? {
         guard let trimmed = text?.trimmingCharacters(in: .whitespaces), !trimmed.isEmpty else { return nil }
         guard trimmed.count <= limit else {
-            throw ControlError(.invalidArgument, "\(field) has \(trimmed.count) characters; at most \(limit) are shown")
+            throw ServiceError(.invalidArgument, "\(field) has \(trimmed.count) characters; at most \(limit) are shown")
         }
         if let bad = trimmed.unicodeScalars.first(where: DisplayText.isUnsafe) {
             let code = String(bad.value, radix: 16, uppercase: true)
-            throw ControlError(.invalidArgument, "\(field) contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code); send plain text")
+            throw ServiceError(.invalidArgument, "\(field) contains the control character U+\(String(repeating: "0", count: max(0, 4 - code.count)) + code); send plain text")
         }
         return trimmed
     }

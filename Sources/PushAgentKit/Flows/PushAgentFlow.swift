@@ -1,4 +1,5 @@
-import ControlAPI
+import ControlClient
+import ControlWire
 import CurlHTTP
 import PushAgentCore
 

@@ -23,7 +23,7 @@ import Testing
     // FR-MSG-1: FRAPushHandlerTests.swift test_04.
     @Test func frMSG1() async throws {
         let data = Self.data(FRVectors.msg1)
-        #expect(PushRouter.route(data) == .forgeRock)
+        #expect(PushRouter.route(data) == .forgerock)
         let peeked = try ForgeRockPush.peek(data)
         #expect(peeked.messageId == FRVectors.msg1MessageId && peeked.mechanismUid == FRVectors.msg1UID)
 

@@ -55,7 +55,7 @@ enum PlusAuthSamples {
     @Test func docSkeletonVerifies() async throws {
         let key = try PlusAuthKeys.generate(.es256)
         let data = try await S.sign(S.docClaims, key)
-        #expect(PushRouter.route(data) == .plusAuth)
+        #expect(PushRouter.route(data) == .plusauth)
         let (account, challenge) = try await PlusAuthPush.verify(data, candidates: [S.candidate(key)], receivedAt: S.now)
         #expect(account == "acc_1")
         #expect(challenge.contextToken == "CONTEXT_TOKEN")

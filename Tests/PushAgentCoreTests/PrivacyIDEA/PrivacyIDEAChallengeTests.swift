@@ -29,7 +29,7 @@ import Testing
     }
 
     @Test func verifiedChallengeBecomesAPrompt() throws {
-        #expect(PushRouter.route(Self.data()) == .privacyIDEA)
+        #expect(PushRouter.route(Self.data()) == .privacyidea)
         #expect(try PrivacyIDEAPush.peekSerial(Self.data()) == PIVectors.serial)
         let challenge = try Self.verify(Self.data())
         #expect(challenge.nonce == PIVectors.nonce && challenge.url == PIVectors.url && challenge.sslVerify)

@@ -3,6 +3,9 @@ import Foundation
 /// Reading a ForgeRock push (FCM data `{"messageId", "message": <HS256 JWT>}`, protocols.md §1.3).
 /// Two steps because the key depends on the account: `peek` names the account, `verify` checks with its secret.
 public enum ForgeRockPush {
+    /// Whether a push is ForgeRock's: a message id and its signed message.
+    public static func claims(_ data: [String: String]) -> Bool { data["messageId"] != nil && data["message"] != nil }
+
     /// Which account the push claims to be for, read from the UNVERIFIED payload: use it only to look up the
     /// secret to pass to `verify`.
     public static func peek(_ data: [String: String]) throws(PushRejection) -> (messageId: String, mechanismUid: String) {

@@ -9,6 +9,9 @@ public enum HyphenPush {
         HyphenStatusChangeHandler.type: HyphenStatusChangeHandler(),
     ]
 
+    /// Whether a push is Hyphen's: it names its type.
+    public static func claims(_ data: [String: String]) -> Bool { data["hyphen:type"] != nil }
+
     /// The push's handler and its data, decoded but not yet tied to an account.
     public static func decode(_ data: [String: String]) throws(PushRejection) -> (any HyphenPushHandler, HyphenSignIn2FA) {
         let type = data["hyphen:type"] ?? ""

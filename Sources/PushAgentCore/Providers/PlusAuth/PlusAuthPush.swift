@@ -4,6 +4,9 @@ import Foundation
 /// belongs to the enrolled account whose key verifies it, so every account enrolled with the token's algorithm
 /// is tried.
 public enum PlusAuthPush {
+    /// Whether a push is PlusAuth's: it carries a context.
+    public static func claims(_ data: [String: String]) -> Bool { data["context"] != nil }
+
     /// How far this machine's clock may disagree with the server's: `iat` may be this far in the future, and a
     /// context is accepted (and answerable) until `exp` plus this.
     public static let clockSkew: TimeInterval = 30

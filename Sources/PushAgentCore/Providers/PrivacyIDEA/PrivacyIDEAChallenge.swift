@@ -45,6 +45,11 @@ public struct PrivacyIDEAChallenge: Codable, Sendable, Equatable {
 /// Reading a challenge (FCM data through the relay, or one element of a poll's `result.value`). Two steps because
 /// the key depends on the account: `peekSerial` names the token, `verify` checks with its server key.
 public enum PrivacyIDEAPush {
+    /// Whether a push is privacyIDEA's: a signed challenge for a token serial.
+    public static func claims(_ data: [String: String]) -> Bool {
+        data["nonce"] != nil && data["serial"] != nil && data["signature"] != nil
+    }
+
     /// The token the challenge claims to be for, UNVERIFIED: use it only to look up the key to pass to `verify`.
     public static func peekSerial(_ data: [String: String]) throws(PushRejection) -> String {
         guard let serial = data["serial"], !serial.isEmpty else {

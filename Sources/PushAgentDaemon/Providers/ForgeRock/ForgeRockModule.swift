@@ -7,6 +7,11 @@ struct ForgeRockModule: ProviderModule {
     let store: AgentStore
     let http: ProviderHTTP
 
+    init(_ context: ProviderContext) {
+        store = context.store
+        http = context.http
+    }
+
     var provider: Provider { .forgerock }
     var updatesPushToken: Bool { true }
 

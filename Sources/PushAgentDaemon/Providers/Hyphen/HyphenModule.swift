@@ -1,4 +1,5 @@
 import Foundation
+import Hummingbird
 import Logging
 import PushAgentCore
 import PushAgentStore
@@ -8,15 +9,25 @@ import PushAgentStore
 struct HyphenModule: ProviderModule {
     let store: AgentStore
     let http: HyphenHTTP
+    /// The source-device role: this machine signing in, with another device's approval.
+    let signIn: HyphenSignIn
     let logger: Logger
 
     var provider: Provider { .hyphen }
 
-    init(store: AgentStore, http: ProviderHTTP, logger: Logger) {
-        self.store = store
-        self.http = HyphenHTTP(http: http)
-        self.logger = logger
+    init(_ context: ProviderContext) {
+        store = context.store
+        http = HyphenHTTP(http: context.http)
+        signIn = HyphenSignIn(store: context.store, http: http, events: context.events,
+                              deviceName: context.config.current.deviceName, logger: context.logger)
+        logger = context.logger
     }
+
+    func addRoutes(to v1: RouterGroup<PeerContext>, writers: Writers) {
+        HyphenSignInRoutes(signIn: signIn, writers: writers).addRoutes(to: v1)
+    }
+
+    func resumeUnfinished() async throws { try await signIn.resumeUnfinished() }
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let (handler, payload) = try HyphenPush.decode(data)

@@ -1,4 +1,4 @@
-import ControlAPI
+import ControlWire
 import Foundation
 import Logging
 import PushAgentCore
@@ -15,27 +15,19 @@ struct HyphenSignIn: Sendable {
     let deviceName: String
     let logger: Logger
 
-    init(store: AgentStore, http: ProviderHTTP, events: EventBus, deviceName: String, logger: Logger) {
-        self.store = store
-        self.http = HyphenHTTP(http: http)
-        self.events = events
-        self.deviceName = deviceName
-        self.logger = logger
-    }
-
     /// Starts signing in with the user's credential (what Hyphen accepts for `method: firebase`). Returns the request:
     /// `completed` when no other device was needed, else `pending` while the other device decides.
     func start(account idOrPrefix: String, credential: String, peer: Peer) async throws -> TwoFactorRequest {
         let stored = try await store.account(matching: idOrPrefix)
         guard stored.account.provider == .hyphen else {
-            throw ControlError(.invalidArgument, "account \(stored.account.id) is a \(stored.account.provider.rawValue) account; `hyphen signin` signs in Hyphen accounts")
+            throw ServiceError(.invalidArgument, "account \(stored.account.id) is a \(stored.account.provider.rawValue) account; `hyphen signin` signs in Hyphen accounts")
         }
         guard !credential.isEmpty else {
-            throw ControlError(.invalidArgument, "the credential is empty: give the sign-in token your Hyphen app issued (--credential TOKEN, or --credential - to read it from stdin)")
+            throw ServiceError(.invalidArgument, "the credential is empty: give the sign-in token your Hyphen app issued (--credential TOKEN, or --credential - to read it from stdin)")
         }
         let credentials = try decode(stored)
         guard let device = try await store.deviceIdentity() else {
-            throw ControlError(.unavailable, "not registered with the relay yet, so Hyphen cannot be given a push token; check `pushctl status` and try again once the relay is connected")
+            throw ServiceError(.unavailable, "not registered with the relay yet, so Hyphen cannot be given a push token; check `pushctl status` and try again once the relay is connected")
         }
         try await store.audit(event: "hyphen_signin", peer: peer, subject: stored.account.id, detail: nil)
         let key = try credentials.key()
@@ -59,7 +51,7 @@ struct HyphenSignIn: Sendable {
                                           message: "This device is the first device of a new Hyphen account")
             }
         } catch {
-            throw ControlError(.upstream, "Hyphen sign-in for \(credentials.app.email) failed: \(error)")
+            throw ServiceError(.upstream, "Hyphen sign-in for \(credentials.app.email) failed: \(error)")
         }
     }
 
@@ -146,7 +138,7 @@ struct HyphenSignIn: Sendable {
 
     private func decode(_ stored: StoredAccount) throws -> HyphenCredentials {
         do { return try JSONDecoder().decode(HyphenCredentials.self, from: stored.credentials) }
-        catch { throw ControlError(.unavailable, "the stored credentials of \(stored.account.id) are unreadable") }
+        catch { throw ServiceError(.unavailable, "the stored credentials of \(stored.account.id) are unreadable") }
     }
 
 

@@ -8,24 +8,21 @@ import PushAgentStore
 struct PlusAuthModule: ProviderModule {
     let store: AgentStore
     let http: ProviderHTTP
-    let keyAlgorithm: PlusAuthAlgorithm
-    /// nil: no fallback.
-    let resolveFallbackPath: String?
-    /// This machine's binding fingerprint, read once at start.
-    let machineIdentity: String?
+    let config: LiveConfig
+    let machineIdentity: MachineIdentity
     let logger: Logger
 
-    init(store: AgentStore, http: ProviderHTTP, config: AgentConfig, logger: Logger) {
-        self.store = store
-        self.http = http
-        self.keyAlgorithm = config.plusAuthKeyAlgorithm
-        self.resolveFallbackPath = config.plusAuthResolveFallbackPath.isEmpty ? nil : config.plusAuthResolveFallbackPath
-        self.machineIdentity = Self.readMachineIdentity(file: config.machineIDFile, configured: config.bindingIdentity,
-                                                        logger: logger)
-        self.logger = logger
+    init(_ context: ProviderContext) {
+        store = context.store
+        http = context.http
+        config = context.config
+        machineIdentity = MachineIdentity(logger: context.logger)
+        logger = context.logger
     }
 
     var provider: Provider { .plusauth }
+
+    private var settings: PlusAuthSettings { config.current.providers.plusAuth }
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let accounts: [(stored: StoredAccount, credentials: PlusAuthCredentials)]
@@ -61,7 +58,8 @@ struct PlusAuthModule: ProviderModule {
     func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount {
         guard case .plusAuth(let parsed) = uri else { preconditionFailure("routed a non-PlusAuth URI to PlusAuth") }
         let key: PlusAuthJWK
-        do { key = try PlusAuthKeys.generate(keyAlgorithm) }
+        let settings = settings
+        do { key = try PlusAuthKeys.generate(settings.keyAlgorithm) }
         catch { throw EnrollmentFailure(description: "\(error)", upstream: false) }
         // Per account rather than per install, so two tenants cannot link their accounts by it.
         let deviceIdentifier = UUID().uuidString.lowercased()
@@ -72,11 +70,12 @@ struct PlusAuthModule: ProviderModule {
         } catch {
             throw EnrollmentFailure(description: "PlusAuth enrollment failed: \(error)", upstream: true)
         }
+        let machineIdentity = machineIdentity.fingerprint(settings)
         if machineIdentity == nil {
             logger.warning("enrolled without a machine identity: pushes of this account that ask for binding (bind_sim) will be refused")
         }
         let credentials = PlusAuthCredentials(
-            algorithm: keyAlgorithm, privateKey: key, deviceIdentifier: deviceIdentifier,
+            algorithm: settings.keyAlgorithm, privateKey: key, deviceIdentifier: deviceIdentifier,
             enrollmentURL: parsed.enrollmentURL, binding: PlusAuthBinding(enrolledIdentity: machineIdentity))
         let account = Account(id: Identifier.make(prefix: "acc"), provider: .plusauth, issuer: parsed.issuer,
                               name: name ?? parsed.accountName, createdAt: Date(), hasTOTP: true)
@@ -95,7 +94,7 @@ struct PlusAuthModule: ProviderModule {
                 throw AnswerFailure.rejected(refusal)
             }
             requests = try await PlusAuthAnswer.requests(challenge: challenge, credentials: credentials, decision: decision,
-                                                         fallbackPath: resolveFallbackPath, at: Date())
+                                                         fallbackPath: settings.fallbackPath, at: Date())
         } catch let failure as AnswerFailure {
             throw failure
         } catch {
@@ -120,7 +119,7 @@ struct PlusAuthModule: ProviderModule {
     /// returns the refusal, with what to do about it.
     private func admit(_ use: PlusAuthBinding.Use, _ stored: StoredAccount, _ credentials: PlusAuthCredentials) async -> String? {
         let id = stored.account.id
-        let admission = credentials.binding.admit(use, currentIdentity: machineIdentity, at: Date())
+        let admission = credentials.binding.admit(use, currentIdentity: machineIdentity.fingerprint(settings), at: Date())
         if admission.binding != credentials.binding {
             var updated = credentials
             updated.binding = admission.binding
@@ -134,18 +133,5 @@ struct PlusAuthModule: ProviderModule {
             "account \(id): \($0); its pushes and codes are refused until it is enrolled again: remove it "
                 + "(pushctl remove \(id)) and enroll it from a new QR code"
         }
-    }
-
-    /// `/etc/machine-id` (or the configured file) plus `binding_identity`, fingerprinted.
-    private static func readMachineIdentity(file: String, configured: String?, logger: Logger) -> String? {
-        let machineID = try? String(contentsOfFile: file, encoding: .utf8)
-        if machineID == nil {
-            logger.warning("cannot read the machine id from \(file); accounts bound to this machine rely on binding_identity alone")
-        }
-        let fingerprint = PlusAuthBinding.fingerprint(machineID: machineID, configuredIdentity: configured)
-        if fingerprint == nil {
-            logger.warning("this machine has no identity to bind accounts to (no machine id, no binding_identity): PlusAuth pushes asking for binding will be refused")
-        }
-        return fingerprint
     }
 }

@@ -9,9 +9,20 @@ struct PrivacyIDEAModule: ProviderModule {
     let store: AgentStore
     let http: ProviderHTTP
     let logger: Logger
+    /// Poll-only tokens' challenges, fetched from their servers.
+    let polling: PrivacyIDEAPollSource
+
+    init(_ context: ProviderContext) {
+        store = context.store
+        http = context.http
+        logger = context.logger
+        polling = PrivacyIDEAPollSource(store: context.store, http: context.http, config: context.config,
+                                        logger: context.logger)
+    }
 
     var provider: Provider { .privacyidea }
     var updatesPushToken: Bool { true }
+    var pushSources: [any PushSource] { [polling] }
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let serial = try PrivacyIDEAPush.peekSerial(data)

@@ -1,1 +1,0 @@
-../../../Sources/PushAgentDaemon/Relay/RelayDeviceClient.swift

@@ -1,0 +1,23 @@
+import ControlWire
+import Foundation
+import PushAgentCore
+
+extension ControlClient {
+    public func requests() async throws -> [TwoFactorRequest] {
+        try await (get("/v1/requests") as RequestsResponse).requests
+    }
+
+    /// The request; with `wait`, once it is final or after that many seconds (at most 60), whichever comes first.
+    public func request(_ id: String, wait: Int = 0) async throws -> TwoFactorRequest {
+        let seconds = min(max(wait, 0), RequestsResponse.maximumWait)
+        // The daemon holds the call up to `wait`: the client must wait longer than that.
+        let patient = ControlClient(socketPath: socketPath, timeout: .seconds(seconds + 15))
+        return try await patient.get("/v1/requests/\(escape(id))?wait=\(seconds)")
+    }
+
+    /// Starts signing this device in to a Hyphen account; the request is `completed` at once or `pending` while the
+    /// user's other device decides.
+    public func hyphenSignIn(account: String, credential: String) async throws -> TwoFactorRequest {
+        try await call("POST", "/v1/hyphen/accounts/\(escape(account))/signin", body: HyphenSignInRequest(credential: credential))
+    }
+}

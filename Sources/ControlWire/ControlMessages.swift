@@ -1,0 +1,241 @@
+import Foundation
+import PushAgentCore
+
+// Request and response bodies of the control API (DESIGN.md §4). JSON is snake_case.
+
+public struct ErrorBody: Codable, Sendable {
+    public var error: ControlError
+    public init(_ error: ControlError) { self.error = error }
+}
+
+public struct ControlError: Error, Codable, Sendable, Equatable, CustomStringConvertible {
+    public enum Code: String, Codable, Sendable {
+        case notFound = "not_found", conflict, expired
+        case invalidArgument = "invalid_argument", forbidden, unavailable, upstream
+    }
+
+    public var code: Code
+    public var message: String
+
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public var description: String { message }
+}
+
+public struct RelayStatus: Codable, Sendable, Equatable {
+    /// The relay's name among the push sources of `StatusResponse.pushSources`.
+    public static let sourceName = "relay"
+
+    public enum State: String, Codable, Sendable { case starting, registering, connected, backoff }
+    public var url: String
+    public var state: State
+    public var nextTryAt: Date?
+    public var lastError: String?
+    public var lastContactAt: Date?
+    /// When the relay's sequence numbers last went backwards or jumped past what it ever gave out, so the agent
+    /// started over from the relay's queue (nothing is lost: what arrives again is recognized), and why.
+    public var resyncedAt: Date?
+    public var resyncReason: String?
+
+    public init(url: String, state: State, nextTryAt: Date? = nil, lastError: String? = nil, lastContactAt: Date? = nil,
+                resyncedAt: Date? = nil, resyncReason: String? = nil) {
+        self.url = url
+        self.state = state
+        self.nextTryAt = nextTryAt
+        self.lastError = lastError
+        self.lastContactAt = lastContactAt
+        self.resyncedAt = resyncedAt
+        self.resyncReason = resyncReason
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case url, state, nextTryAt = "next_try_at", lastError = "last_error", lastContactAt = "last_contact_at"
+        case resyncedAt = "resynced_at", resyncReason = "resync_reason"
+    }
+}
+
+public struct StatusResponse: Codable, Sendable {
+    public struct Counts: Codable, Sendable {
+        public var accounts: Int
+        public var pending: Int
+        public var rejectedPushes: Int
+        public init(accounts: Int, pending: Int, rejectedPushes: Int) {
+            self.accounts = accounts
+            self.pending = pending
+            self.rejectedPushes = rejectedPushes
+        }
+        enum CodingKeys: String, CodingKey { case accounts, pending, rejectedPushes = "rejected_pushes" }
+    }
+
+    public var version: String
+    public var uptimeSeconds: Int
+    public var deviceId: String?
+    public var pushToken: String?
+    public var relay: RelayStatus
+    public var counts: Counts
+    /// Accounts whose pushes are denied unseen for now (absent from daemons before 0.2).
+    public var mutedAccounts: [Account]?
+    /// What the key that seals the account secrets at rest is bound to: "tpm2", "host key" or "key file" (absent
+    /// from daemons before sealing).
+    public var secretsSealedBy: String?
+    /// Every push source's health, the relay's first (absent from daemons before push sources).
+    public var pushSources: [PushSourceStatus]?
+
+    public init(version: String, uptimeSeconds: Int, deviceId: String?, pushToken: String?, relay: RelayStatus, counts: Counts,
+                mutedAccounts: [Account], secretsSealedBy: String, pushSources: [PushSourceStatus]) {
+        self.version = version
+        self.uptimeSeconds = uptimeSeconds
+        self.deviceId = deviceId
+        self.pushToken = pushToken
+        self.relay = relay
+        self.counts = counts
+        self.mutedAccounts = mutedAccounts
+        self.secretsSealedBy = secretsSealedBy
+        self.pushSources = pushSources
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case version, uptimeSeconds = "uptime_seconds", deviceId = "device_id", pushToken = "push_token", relay, counts
+        case mutedAccounts = "muted_accounts", secretsSealedBy = "secrets_sealed_by", pushSources = "push_sources"
+    }
+}
+
+public struct EnrollRequest: Codable, Sendable {
+    public var uri: String
+    public var name: String?
+    public init(uri: String, name: String? = nil) {
+        self.uri = uri
+        self.name = name
+    }
+}
+
+public struct AccountsResponse: Codable, Sendable {
+    public var accounts: [Account]
+    public init(accounts: [Account]) { self.accounts = accounts }
+}
+
+public struct CodeResponse: Codable, Sendable {
+    public var accountId: String
+    public var code: String
+    public var secondsLeft: Int
+    public init(accountId: String, code: String, secondsLeft: Int) {
+        self.accountId = accountId
+        self.code = code
+        self.secondsLeft = secondsLeft
+    }
+    enum CodingKeys: String, CodingKey { case accountId = "account_id", code, secondsLeft = "seconds_left" }
+}
+
+public struct ApprovalsResponse: Codable, Sendable {
+    public var approvals: [Approval]
+    public init(approvals: [Approval]) { self.approvals = approvals }
+}
+
+public struct ApproveRequest: Codable, Sendable {
+    public var number: String?
+    /// The caller confirmed the user's presence (`kind == verify`; honoured from root only).
+    public var userVerified: Bool?
+    /// The operator's login password, checked through PAM (`kind == verify`; required unless the caller is root).
+    public var password: String?
+    public init(number: String? = nil, userVerified: Bool? = nil, password: String? = nil) {
+        self.number = number
+        self.userVerified = userVerified
+        self.password = password
+    }
+    enum CodingKeys: String, CodingKey { case number, userVerified = "user_verified", password }
+}
+
+public struct DenyRequest: Codable, Sendable {
+    public var reason: DenyReason?
+    public init(reason: DenyReason? = nil) { self.reason = reason }
+}
+
+/// A push the agent refused, as history shows it.
+public struct RejectedPush: Codable, Sendable, Equatable {
+    public var reason: PushRejection.Reason
+    public var message: String
+    public var provider: Provider?
+    public var relayMessageId: String?
+
+    public init(reason: PushRejection.Reason, message: String, provider: Provider?, relayMessageId: String?) {
+        self.reason = reason
+        self.message = message
+        self.provider = provider
+        self.relayMessageId = relayMessageId
+    }
+
+    enum CodingKeys: String, CodingKey { case reason, message, provider, relayMessageId = "relay_message_id" }
+}
+
+public struct HistoryEntry: Codable, Sendable {
+    public enum Kind: String, Codable, Sendable { case approval, rejectedPush = "rejected_push" }
+    public var kind: Kind
+    public var at: Date
+    public var approval: Approval?
+    public var rejectedPush: RejectedPush?
+
+    public init(kind: Kind, at: Date, approval: Approval? = nil, rejectedPush: RejectedPush? = nil) {
+        self.kind = kind
+        self.at = at
+        self.approval = approval
+        self.rejectedPush = rejectedPush
+    }
+
+    enum CodingKeys: String, CodingKey { case kind, at, approval, rejectedPush = "rejected_push" }
+}
+
+public struct HistoryResponse: Codable, Sendable {
+    public var entries: [HistoryEntry]
+    public init(entries: [HistoryEntry]) { self.entries = entries }
+}
+
+/// One line of the `GET /v1/events` NDJSON stream.
+public struct ControlEvent: Codable, Sendable {
+    public enum Kind: String, Codable, Sendable {
+        case approvalCreated = "approval.created", approvalUpdated = "approval.updated"
+        case requestUpdated = "request.updated", relayState = "relay.state", accountChanged = "account.changed"
+        case approvalBombing = "approval.bombing"
+    }
+    public var type: Kind
+    public var at: Date
+    public var approval: Approval?
+    public var account: Account?
+    public var relay: RelayStatus?
+    public var request: TwoFactorRequest?
+    public var bombing: BombingAlert?
+
+    public init(type: Kind, at: Date = Date(), approval: Approval? = nil, account: Account? = nil, relay: RelayStatus? = nil,
+                request: TwoFactorRequest? = nil, bombing: BombingAlert? = nil) {
+        self.type = type
+        self.at = at
+        self.approval = approval
+        self.account = account
+        self.relay = relay
+        self.request = request
+        self.bombing = bombing
+    }
+}
+
+/// One push source's health in `GET /v1/status`: the relay's long-poll, privacyIDEA's polling, …
+public struct PushSourceStatus: Codable, Sendable, Equatable {
+    /// `relay`, `privacyidea-poll`, …
+    public var name: String
+    /// What it is doing: `connected`, `backoff`, `polling`, `idle`, …
+    public var state: String
+    /// What a person should know: the last error, what is polled.
+    public var detail: String?
+    /// When it last handed pushes to the agent.
+    public var lastReceivedAt: Date?
+
+    public init(name: String, state: String, detail: String? = nil, lastReceivedAt: Date? = nil) {
+        self.name = name
+        self.state = state
+        self.detail = detail
+        self.lastReceivedAt = lastReceivedAt
+    }
+
+    enum CodingKeys: String, CodingKey { case name, state, detail, lastReceivedAt = "last_received_at" }
+}

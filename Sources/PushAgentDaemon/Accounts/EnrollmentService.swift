@@ -1,0 +1,49 @@
+import ControlWire
+import Foundation
+import Logging
+import PushAgentCore
+import PushAgentStore
+
+/// Enrolls accounts from QR URIs and removes them.
+struct EnrollmentService: Sendable {
+    let store: AgentStore
+    let modules: ProviderModules
+    let events: EventBus
+    let deviceName: String
+    let logger: Logger
+
+    func enroll(uri text: String, name: String?, peer: Peer) async throws -> Account {
+        let uri: EnrollmentURI
+        do { uri = try EnrollmentURI.parse(text) }
+        catch { throw ServiceError(.invalidArgument, "\(error)") }
+        guard let module = modules[uri.provider] else {
+            throw ServiceError(.invalidArgument, "\(uri.provider.rawValue) accounts are not supported yet")
+        }
+        guard let device = try await store.deviceIdentity() else {
+            throw ServiceError(.unavailable, "not registered with the relay yet, so there is no push token to give the provider; check `pushctl status` and try again once the relay is connected")
+        }
+        let enrolled: EnrolledAccount
+        do {
+            enrolled = try await module.enroll(uri, name: name, device: device, deviceName: deviceName)
+        } catch let failure as EnrollmentFailure {
+            throw ServiceError(failure.upstream ? .upstream : .invalidArgument, failure.description)
+        }
+        try await store.addAccount(enrolled.account, lookupKey: enrolled.lookupKey, credentials: enrolled.credentials,
+                                   totp: enrolled.totp)
+        try await store.audit(event: "enroll", peer: peer, subject: enrolled.account.id,
+                              detail: "\(enrolled.account.provider.rawValue) \(enrolled.account.issuer):\(enrolled.account.name)")
+        logger.notice("account \(enrolled.account.id) enrolled (\(enrolled.account.issuer): \(enrolled.account.name))",
+                      metadata: ["account_id": "\(enrolled.account.id)", "provider": "\(enrolled.account.provider.rawValue)"])
+        await events.publish(ControlEvent(type: .accountChanged, account: enrolled.account))
+        return enrolled.account
+    }
+
+    func remove(_ idOrPrefix: String, peer: Peer) async throws -> Account {
+        let (account, ended) = try await store.removeAccount(matching: idOrPrefix)
+        try await store.audit(event: "remove", peer: peer, subject: account.id, detail: nil)
+        logger.notice("account \(account.id) removed", metadata: ["account_id": "\(account.id)"])
+        await events.publish(ControlEvent(type: .accountChanged, account: account))
+        for approval in ended { await events.publish(ControlEvent(type: .approvalUpdated, approval: approval)) }
+        return account
+    }
+}

@@ -1,0 +1,19 @@
+import ControlWire
+import PushAgentStore
+
+/// Who may change things through the control API: root, the daemon's user and the configured operators
+/// (`OperatorPolicy`). A route that changes anything asks for its caller here first.
+struct Writers: Sendable {
+    let policy: OperatorPolicy
+    let store: AgentStore
+
+    /// The caller, if it may write; otherwise a 403 that says who may (and the refusal is audited).
+    func peer(_ context: PeerContext) async throws -> Peer {
+        let peer = try await context.peer()
+        guard policy.mayWrite(uid: peer.uid) else {
+            try? await store.audit(event: "write_refused", peer: peer, subject: nil, detail: nil)
+            throw ServiceError(.forbidden, "uid \(peer.uid) may read but not approve, deny, enroll, remove, read codes, back up or restore: only root, the daemon's user and the configured operators may (add the user to `operators` in pushagentd.toml, e.g. operators = [\"alice\", \"@wheel\"])")
+        }
+        return peer
+    }
+}

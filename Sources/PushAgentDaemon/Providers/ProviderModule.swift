@@ -1,0 +1,117 @@
+import Foundation
+import Hummingbird
+import PushAgentCore
+import PushAgentStore
+
+/// One provider's daemon side, declared in one place: the pushes it claims (its dialect's `claims` in PushRouter)
+/// and how it verifies them, enrollment, its answer path, the push sources and control routes of its own, and its
+/// settings (a section of `ProviderSettings`, read live so a reload applies). The daemon composes them in
+/// `ProviderModules` and names none elsewhere: adding a dialect adds one folder and a line to that list.
+protocol ProviderModule: Sendable {
+    var provider: Provider { get }
+
+    /// Where this provider's pushes come from besides the relay (privacyIDEA's servers, polled).
+    var pushSources: [any PushSource] { get }
+
+    /// Control routes of its own, added to the `/v1` group (Hyphen's sign-in).
+    func addRoutes(to v1: RouterGroup<PeerContext>, writers: Writers)
+
+    /// Picks up what a stopped daemon left unfinished (a Hyphen sign-in waiting for the other device); called once at
+    /// start, before the control socket opens.
+    func resumeUnfinished() async throws
+
+    /// Verifies a push of this provider's dialect and says what it does: ask the user (an approval draft), or move a
+    /// request this device made (a status push).
+    func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect
+
+    /// Registers this device with the provider for the account the URI describes.
+    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount
+
+    /// Sends the user's answer to the provider; returns what the provider's reply asks the user to do next.
+    func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
+        -> AnswerReply
+
+    /// Why the account's offline TOTP code must not be shown now (PlusAuth's device binding), or nil.
+    func codeRefusal(for account: StoredAccount) async throws -> String?
+
+    /// Tells the provider the device's new push token (the relay registration changed). Throws when the provider
+    /// could not be reached or refused: the update is tried again later.
+    func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws
+        -> PushTokenUpdate
+
+    /// Whether `updatePushToken` can tell the provider a new token (else the account must be enrolled again).
+    var updatesPushToken: Bool { get }
+
+    /// Whether the provider binds the account to this machine (PlusAuth bind_sim): a backup says so, and a restore
+    /// on another machine leaves it needing enrollment again.
+    func isBoundToMachine(credentials: Data) -> Bool
+
+    /// The credentials to store for an account restored from another machine's backup (a bound account's say that
+    /// its binding is broken, so its pushes and codes are refused with the reason).
+    func restoredCredentials(_ credentials: Data, at now: Date) throws -> Data
+}
+
+extension ProviderModule {
+    var pushSources: [any PushSource] { [] }
+
+    func addRoutes(to v1: RouterGroup<PeerContext>, writers: Writers) {}
+
+    func resumeUnfinished() async throws {}
+
+    func codeRefusal(for account: StoredAccount) async throws -> String? { nil }
+
+    var updatesPushToken: Bool { false }
+
+    func isBoundToMachine(credentials: Data) -> Bool { false }
+
+    func restoredCredentials(_ credentials: Data, at now: Date) throws -> Data { credentials }
+
+    /// PlusAuth and Hyphen publish no call that changes a registered device's push token.
+    func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws
+        -> PushTokenUpdate {
+        .impossible("\(provider.displayName) has no call to change a device's push token: remove the account (`pushctl remove \(account.account.id)`) and enroll it again")
+    }
+}
+
+/// What a provider's reply to an answer asks of the user: privacyIDEA's code-to-phone code to type into the
+/// sign-in screen. Most replies ask nothing.
+struct AnswerReply: Sendable, Equatable {
+    var displayCode: String?
+    var displayMessage: String?
+
+    static let nothing = AnswerReply()
+}
+
+enum PushTokenUpdate: Sendable {
+    /// The provider now pushes to the new token; the account's credentials from now on.
+    case updated(credentials: Data)
+    /// The provider cannot be told; what the user must do instead.
+    case impossible(String)
+}
+
+struct EnrolledAccount: Sendable {
+    var account: Account
+    /// The key the provider's pushes name the account by (ForgeRock's mechanism uid, …).
+    var lookupKey: String
+    var credentials: Data
+    var totp: TOTPParameters?
+}
+
+/// How sending an answer failed: worth retrying (network, provider overloaded) or final (the provider said no).
+enum AnswerFailure: Error, CustomStringConvertible {
+    case retryable(String)
+    case rejected(String)
+
+    var description: String {
+        switch self {
+        case .retryable(let m), .rejected(let m): m
+        }
+    }
+}
+
+/// Enrollment failed in a way the user must act on.
+struct EnrollmentFailure: Error, CustomStringConvertible {
+    var description: String
+    /// The provider (not the user's input) refused or was unreachable.
+    var upstream: Bool
+}

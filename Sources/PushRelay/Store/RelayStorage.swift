@@ -1,0 +1,63 @@
+import RelayWire
+
+/// What the relay keeps: devices, their message queues and the access tokens it issued. `SQLiteRelayStore` keeps it in
+/// SQLite for one relay process; a shared database lets several relay processes serve one device population.
+///
+/// Every write a send or poll answers for is durable when the call returns. Sequence numbers grow per device in
+/// the order messages become visible, so a device's cursor never hides a message.
+protocol RelayStorage: Sendable {
+    func registerDevice(name: String, platform: String) async throws -> DeviceRegistration
+    func device(id: String) async throws -> StoredDevice?
+    func deviceID(forToken token: String) async throws -> String?
+    /// Also drops the device's pending messages.
+    func deleteDevice(id: String) async throws -> Bool
+    func deviceCount() async throws -> Int
+
+    /// Returns nil when the device no longer exists; throws `DeviceQueueFull` (and changes nothing) when its queue
+    /// is full.
+    func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult?
+    /// Acknowledges everything up to `after`, then returns the next live messages; nil when the device no longer
+    /// exists. Throws `CursorAheadError` (and acknowledges nothing) for an `after` beyond what was delivered.
+    func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult?
+    /// The next live messages after `after`, acknowledging nothing: for a poll woken by a send, after `poll`. Nil
+    /// when the device no longer exists (deleted through another instance, which can only wake this one's polls).
+    func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]?
+
+    /// Stores a new token and drops the expired ones.
+    func storeAccessToken(digest: [UInt8], grant: AssertionVerifier.Grant, issuedAt: Int64, expiresAt: Int64) async throws
+    /// The projects an unexpired token may send to; empty for an unknown or expired token.
+    func accessTokenProjects(digest: [UInt8], now: Int64) async throws -> [String]
+    /// At start: tokens issued under a key (or for a project) the configuration no longer registers stop working
+    /// now, not at their expiry, so removing a leaked key from the config and restarting revokes it. Returns how many.
+    func revokeAccessTokens(except registered: [(keyID: String, project: String)]) async throws -> Int
+}
+
+/// A message as the sender asked for it, before the relay gives it a sequence number.
+struct OutgoingMessage: Sendable, Equatable {
+    var data: [String: String]
+    var notification: [String: String]?
+    var priority: MessagePriority
+    var collapseKey: String?
+    var ttlMilliseconds: Int64
+}
+
+struct StoredDevice: Sendable {
+    var id: String
+    var secretDigest: [UInt8]
+}
+
+/// The device has `limit` undelivered messages: it is not polling, and its queue must not grow without bound.
+struct DeviceQueueFull: Error {
+    var limit: Int
+}
+
+struct EnqueueResult: Sendable {
+    var message: RelayMessage
+    /// Older undelivered messages with the same collapse key that this one replaced.
+    var collapsed: Int
+}
+
+struct PollResult: Sendable {
+    var messages: [RelayMessage]
+    var acknowledged: Int
+}

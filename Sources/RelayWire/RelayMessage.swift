@@ -1,0 +1,98 @@
+import Foundation
+
+// The relay's device API as both sides see it (docs/design.md §3, docs/relay.md): pushrelay encodes these types,
+// pushagentd decodes them, and the fuzz targets feed them hostile bytes.
+
+public enum MessagePriority: String, Sendable, Codable {
+    case high, normal
+}
+
+/// One delivered message. Times are milliseconds since 1970 in memory and RFC 3339 on the wire.
+public struct RelayMessage: Sendable, Equatable, Codable {
+    public var seq: Int64
+    public var id: String
+    public var data: [String: String]
+    public var notification: [String: String]?
+    public var priority: MessagePriority
+    public var sentAt: Int64
+    public var expiresAt: Int64
+
+    public init(seq: Int64, id: String, data: [String: String], notification: [String: String]? = nil,
+                priority: MessagePriority = .normal, sentAt: Int64, expiresAt: Int64) {
+        self.seq = seq
+        self.id = id
+        self.data = data
+        self.notification = notification
+        self.priority = priority
+        self.sentAt = sentAt
+        self.expiresAt = expiresAt
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case seq, id, data, notification, priority, sentAt = "sent_at", expiresAt = "expires_at"
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(seq, forKey: .seq)
+        try c.encode(id, forKey: .id)
+        try c.encode(data, forKey: .data)
+        try c.encodeIfPresent(notification, forKey: .notification)
+        try c.encode(priority, forKey: .priority)
+        try c.encode(RelayTime.rfc3339(milliseconds: sentAt), forKey: .sentAt)
+        try c.encode(RelayTime.rfc3339(milliseconds: expiresAt), forKey: .expiresAt)
+    }
+
+    /// What the device needs is `seq`, `id` and `data`; the rest is read when present, so a relay that leaves out a
+    /// field the daemon never acts on still delivers.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try c.decode(Int64.self, forKey: .seq)
+        id = try c.decode(String.self, forKey: .id)
+        data = try c.decode([String: String].self, forKey: .data)
+        notification = try c.decodeIfPresent([String: String].self, forKey: .notification)
+        priority = (try? c.decodeIfPresent(MessagePriority.self, forKey: .priority)) ?? .normal
+        sentAt = (try? c.decodeIfPresent(String.self, forKey: .sentAt)).flatMap(RelayTime.milliseconds(rfc3339:)) ?? 0
+        expiresAt = (try? c.decodeIfPresent(String.self, forKey: .expiresAt)).flatMap(RelayTime.milliseconds(rfc3339:)) ?? 0
+    }
+}
+
+/// A poll's reply: the messages after the cursor, and the cursor that acknowledges them.
+public struct PollReply: Sendable, Codable {
+    public var messages: [RelayMessage]
+    public var next: Int64
+
+    public init(messages: [RelayMessage], next: Int64) {
+        self.messages = messages
+        self.next = next
+    }
+}
+
+/// `POST /v1/devices`'s reply: the device's id, its push token (what providers send to) and its read secret.
+public struct DeviceRegistration: Sendable, Codable {
+    public var deviceID: String
+    public var token: String
+    public var secret: String
+
+    public init(deviceID: String, token: String, secret: String) {
+        self.deviceID = deviceID
+        self.token = token
+        self.secret = secret
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case deviceID = "device_id", token, secret
+    }
+}
+
+public enum RelayTime {
+    public static func rfc3339(milliseconds: Int64) -> String {
+        Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
+    }
+
+    public static func milliseconds(rfc3339 text: String) -> Int64? {
+        let date = (try? Date(text, strategy: .iso8601))
+            ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+        return date.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) }
+    }
+}
