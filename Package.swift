@@ -194,8 +194,13 @@ let package = Package(
                     swiftSettings: swiftSettings),
         .testTarget(name: "QRImageTests", dependencies: ["QRImage"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
+        .testTarget(name: "PushAgentStoreTests", dependencies: [
+            "PushAgentStore", "PushAgentCore", .product(name: "GRDB", package: "GRDB.swift"),
+            .product(name: "Crypto", package: "swift-crypto"),
+        ], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentDaemonTests", dependencies: [
-            "PushAgentDaemon", "PushAgentStore", "PushAgentCore", "RelayWire", .product(name: "GRDB", package: "GRDB.swift"),
+            "PushAgentDaemon", "PushAgentStore", "PushAgentCore", "ControlClient", "ControlWire",
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             // PAMTestService: a PAM stack with a known password.
             "ClusterHarness",
         ], swiftSettings: swiftSettings),

@@ -1,7 +1,7 @@
 import Foundation
 import PushAgentCore
 
-// Request and response bodies of the control API (DESIGN.md §4). JSON is snake_case.
+// Request and response bodies of the control API (docs/design.md §4). JSON is snake_case.
 
 public struct ErrorBody: Codable, Sendable {
     public var error: ControlError

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where the control socket is (DESIGN.md §4): `--socket`/`PUSHAGENT_SOCKET`, else the user service's, else the system's.
+/// Where the control socket is (docs/design.md §4): `--socket`/`PUSHAGENT_SOCKET`, else the user service's, else the system's.
 public enum ControlSocket {
     public static let systemPath = "/run/pushagent/pushagentd.sock"
 

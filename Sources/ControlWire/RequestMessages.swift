@@ -1,7 +1,7 @@
 import Foundation
 import PushAgentCore
 
-// Outgoing 2FA requests (DESIGN.md §4 `/v1/requests`) and the Hyphen sign-in that makes them.
+// Outgoing 2FA requests (docs/design.md §4 `/v1/requests`) and the Hyphen sign-in that makes them.
 
 public struct RequestsResponse: Codable, Sendable {
     /// The longest `GET /v1/requests/{id}?wait=` the daemon holds, in seconds.

@@ -82,7 +82,7 @@ public final class AgentStore: Sendable {
         try await pool.read { db in try ProcessedMessageRecord.exists(db, key: source.processedKey) }
     }
 
-    /// Commits one relay message's effect, its processed id and the cursor in ONE transaction (DESIGN.md §2 step 4).
+    /// Commits one relay message's effect, its processed id and the cursor in ONE transaction (docs/design.md §2 step 4).
     public func commitMessage(relayMessageId: String, seq: Int64, result: Result<PushEffect, PushRejection>,
                               provider: Provider?, now: Date = Date()) async throws -> MessageOutcome {
         try await commitMessage(source: .relay(id: relayMessageId, seq: seq), result: result, provider: provider, now: now)

@@ -45,7 +45,7 @@ enum Schema {
                 t.column("answer_context", .blob).notNull()
                 t.uniqueKey(["provider", "dedupe_key"])
             }
-            // Relay message ids already committed: redelivery after a crash is absorbed here (DESIGN.md §2 step 4).
+            // Relay message ids already committed: redelivery after a crash is absorbed here (docs/design.md §2 step 4).
             try db.create(table: "processed_message") { t in
                 t.primaryKey("relay_message_id", .text)
                 t.column("seq", .integer).notNull()

@@ -33,7 +33,7 @@ public enum ApprovalState: String, Codable, Sendable, CaseIterable {
         }
     }
 
-    /// DESIGN.md §2: pending → approving → approved|failed, pending → denying → denied|failed, pending → expired.
+    /// docs/design.md §2: pending → approving → approved|failed, pending → denying → denied|failed, pending → expired.
     public func canTransition(to next: ApprovalState) -> Bool {
         switch (self, next) {
         case (.pending, .approving), (.pending, .denying), (.pending, .expired),
@@ -101,7 +101,7 @@ public struct ApprovalContext: Codable, Sendable, Equatable {
     }
 }
 
-/// The normalized approval of DESIGN.md §2, as the control API shows it.
+/// The normalized approval of docs/design.md §2, as the control API shows it.
 public struct Approval: Codable, Sendable, Equatable, Identifiable {
     public var id: String
     public var provider: Provider

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Who may write through the control API (DESIGN.md §4): root, the daemon's own uid, and configured operators
+/// Who may write through the control API (docs/design.md §4): root, the daemon's own uid, and configured operators
 /// (`"alice"` a user, `"@wheel"` the members of a group). Names and the list itself are read per request, so group
 /// changes and a reloaded `operators` apply at once.
 struct OperatorPolicy: Sendable {

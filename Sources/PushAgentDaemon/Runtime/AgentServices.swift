@@ -1,0 +1,73 @@
+import ControlWire
+import Foundation
+import Hummingbird
+import Logging
+import PushAgentStore
+import ServiceLifecycle
+
+/// pushagentd's parts wired together in the order a push flows: providers, ingest, push sources, approvals, and the
+/// control API over them. `AgentDaemon` serves it; the control routes' in-process tests drive the same wiring.
+struct AgentServices: Sendable {
+    let store: AgentStore
+    let config: LiveConfig
+    let events = EventBus()
+    let relayState: RelayStateBox
+    let heartbeat = Heartbeat()
+    let inFlight = InFlightAnswers()
+    let modules: ProviderModules
+    let approvals: ApprovalService
+    let ingest: PushIngest
+    let tokenUpdater: PushTokenUpdater
+    let pushSources: PushSources
+    let responder: RouterResponder<PeerContext>
+    let logger: Logger
+
+    init(store: AgentStore, config: LiveConfig, logger: Logger) {
+        let settings = config.current
+        self.store = store
+        self.config = config
+        self.logger = logger
+        relayState = RelayStateBox(url: settings.relayURL ?? "")
+        modules = ProviderModules(ProviderContext(store: store, http: ProviderHTTP(http: .shared), events: events,
+                                                  config: config, logger: logger))
+        let muting = AccountMuting(store: store, events: events, logger: logger)
+        approvals = ApprovalService(store: store, modules: modules, events: events, inFlight: inFlight, config: config,
+                                    muting: muting, logger: logger)
+        ingest = PushIngest(store: store, modules: modules, events: events, logger: logger, fatigue: PushFatigueDefence(
+            store: store, approvals: approvals, config: config, events: events, logger: logger))
+        tokenUpdater = PushTokenUpdater(store: store, modules: modules, events: events, deviceName: settings.deviceName,
+                                        config: config, logger: logger)
+        let relay = RelayPushSource(client: RelayDeviceClient(baseURL: settings.relayURL ?? "", http: .shared),
+                                    config: config, store: store, relayState: relayState, events: events,
+                                    heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
+        pushSources = PushSources(all: [relay] + modules.pushSources)
+        let writers = Writers(policy: OperatorPolicy(config: config, daemonUid: getuid()), store: store)
+        responder = ControlRouter(collections: [
+            StatusRoutes(store: store, events: events, relayState: relayState, pushSources: pushSources, startedAt: Date()),
+            AccountRoutes(store: store, enrollment: EnrollmentService(store: store, modules: modules, events: events,
+                                                                      deviceName: settings.deviceName, logger: logger),
+                          muting: muting, modules: modules, config: config, writers: writers),
+            ApprovalRoutes(store: store, approvals: approvals, writers: writers),
+            RequestRoutes(store: store, events: events),
+            RefreshRoutes(pushSources: pushSources, ingest: ingest),
+            StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)),
+            BackupRoutes(backups: BackupService(store: store, modules: modules, events: events, tokenUpdater: tokenUpdater,
+                                                logger: logger), writers: writers),
+        ], modules: modules, writers: writers).build(logger: logger).buildResponder()
+    }
+
+    /// Picks up what the last run left unfinished: answers being sent, providers' own work.
+    func resumeUnfinished() async throws {
+        try await approvals.resumeUnfinished()
+        for module in modules.all { try await module.resumeUnfinished() }
+    }
+
+    /// What runs in the background besides the control server: the push sources, the token updater, the expiry
+    /// sweeper, and the shutdown hooks.
+    var backgroundServices: [any Service] {
+        pushSources.all.map { PushSourceService(source: $0, ingest: ingest) } + [
+            tokenUpdater, ExpirySweeper(store: store, approvals: approvals, logger: logger),
+            ShutdownHooks(events: events, inFlight: inFlight, logger: logger),
+        ]
+    }
+}
