@@ -9,7 +9,7 @@ import PushAgentCore
         #expect(PushRouter.route(["nonce": "n", "serial": "PIPU1", "signature": "S", "title": "t"]) == .privacyidea)
     }
 
-    // DESIGN.md §2: first match wins, in the order hyphen, ForgeRock, PlusAuth, privacyIDEA.
+    // docs/design.md §2: first match wins, in the order hyphen, ForgeRock, PlusAuth, privacyIDEA.
     @Test func firstMatchWins() {
         #expect(PushRouter.route(["hyphen:type": "2fa-status-change", "messageId": "m", "message": "j"])
                 == .hyphen)
