@@ -24,8 +24,9 @@ struct Status: AsyncParsableCommand {
             accounts: \(status.counts.accounts)   pending: \(status.counts.pending)   rejected pushes: \(status.counts.rejectedPushes)
             secrets sealed by: \(status.secretsSealedBy ?? "(not reported by this pushagentd)")
             """)
-            // The relay's line is above; the providers' own sources (privacyIDEA polling) follow it.
-            for source in status.pushSources ?? [] where source.name != RelayStatus.sourceName {
+            // The relay's line is above; the providers' own sources (privacyIDEA polling) follow it when they have
+            // something to fetch.
+            for source in status.pushSources ?? [] where source.name != RelayStatus.sourceName && source.state != "idle" {
                 let received = source.lastReceivedAt.map { ", last push \(Output.relative($0))" } ?? ""
                 Output.say("\(source.name): \(source.state)\(received)\(source.detail.map { "\n  \($0)" } ?? "")")
             }

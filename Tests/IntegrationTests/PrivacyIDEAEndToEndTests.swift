@@ -93,6 +93,8 @@ struct PrivacyIDEAEndToEndTests {
             polled = try await cluster.client.approvals(state: .pending).first
             return polled != nil
         }
+        let status = try cluster.pushctl(["status"]).stdout
+        #expect(status.contains("privacyidea-poll: polling"), "its push source reports itself: \(status)")
         let fraud = try cluster.pushctl(["deny", "--fraud", try #require(polled).id])
         #expect(fraud.status == 0, "deny --fraud: \(fraud.stderr)")
         #expect(try await server.finishLogin(user: "alice", transactionId: fourth.transactionId) == "REJECT")

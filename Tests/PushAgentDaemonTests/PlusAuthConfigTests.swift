@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 @testable import PushAgentDaemon
 import PushAgentCore
 import Testing
@@ -51,5 +52,23 @@ struct PlusAuthConfigTests {
         }.joined(separator: "\n")
         try config.apply(toml: uncommented, file: "pushagentd.toml")
         #expect(config.providers.plusAuth.keyAlgorithm == .es256 && config.providers.plusAuth.bindingIdentity == nil)
+    }
+
+    /// The machine's fingerprint follows a reload of `machine_id_file` or `binding_identity`, and is read once per
+    /// setting, not once per push.
+    @Test func theMachineIdentityFollowsItsSettings() throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("machine-id-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        try "4c4c4544003d3610804cb4c04f4d4d32\n".write(toFile: file, atomically: true, encoding: .utf8)
+        let identity = MachineIdentity(logger: Logger(label: "test"))
+        var settings = PlusAuthSettings()
+        settings.machineIDFile = file
+        let first = try #require(identity.fingerprint(settings))
+        try "another machine\n".write(toFile: file, atomically: true, encoding: .utf8)
+        #expect(identity.fingerprint(settings) == first, "the same settings are not read again")
+        settings.bindingIdentity = "serial-42"
+        let reloaded = try #require(identity.fingerprint(settings))
+        #expect(reloaded != first)
+        #expect(reloaded == PlusAuthBinding.fingerprint(machineID: "another machine\n", configuredIdentity: "serial-42"))
     }
 }

@@ -89,6 +89,7 @@ import Testing
             let status = try await agent.client.status()
             #expect(status.version == PushAgentVersion.string)
             #expect(status.pushSources?.map(\.name) == [RelayStatus.sourceName, "privacyidea-poll"])
+            #expect(status.pushSources?.last?.state == "idle", "no poll-only token is enrolled")
         }
     }
 

@@ -15,7 +15,10 @@ final class PrivacyIDEAPollSource: PushSource {
     private let logger: Logger
     /// Per account: when to poll next, and the backoff of its failures.
     private let schedule = Mutex<[String: (next: Date, backoff: Backoff)]>([:])
-    private let progress = Mutex<(lastReceivedAt: Date?, failing: [String: String])>((nil, [:]))
+    /// What `pushctl status` tells: when a poll last brought a challenge, which poll-only tokens there are, and why
+    /// those failing fail.
+    private let progress = Mutex<(lastReceivedAt: Date?, pollOnly: Set<String>, failing: [String: String])>(
+        (nil, [], [:]))
     private let startedAt = Date()
 
     init(store: AgentStore, http: ProviderHTTP, config: LiveConfig, logger: Logger) {
@@ -30,7 +33,13 @@ final class PrivacyIDEAPollSource: PushSource {
     func run(into ingest: PushIngest) async throws {
         while !Task.isCancelled {
             do {
-                for account in try await store.accounts(provider: .privacyidea) where isDue(account.account) {
+                let accounts = try await store.accounts(provider: .privacyidea)
+                let enrolled = Set(accounts.map(\.account.id))
+                progress.withLock { progress in
+                    progress.pollOnly.formIntersection(enrolled)
+                    progress.failing = progress.failing.filter { enrolled.contains($0.key) }
+                }
+                for account in accounts where isDue(account.account) {
                     await tend(account, ingest: ingest)
                 }
             } catch {
@@ -56,8 +65,12 @@ final class PrivacyIDEAPollSource: PushSource {
     }
 
     func health() -> PushSourceStatus {
-        let (lastReceivedAt, failing) = progress.withLock { $0 }
-        let every = "poll-only tokens every \(config.current.providers.privacyIDEA.pollSeconds) s"
+        let (lastReceivedAt, pollOnly, failing) = progress.withLock { $0 }
+        guard !pollOnly.isEmpty else {
+            return PushSourceStatus(name: name, state: "idle", detail: "no poll-only privacyIDEA token",
+                                    lastReceivedAt: lastReceivedAt)
+        }
+        let every = "\(pollOnly.count) poll-only token(s) every \(config.current.providers.privacyIDEA.pollSeconds) s"
         guard !failing.isEmpty else {
             return PushSourceStatus(name: name, state: "polling", detail: every, lastReceivedAt: lastReceivedAt)
         }
@@ -70,7 +83,11 @@ final class PrivacyIDEAPollSource: PushSource {
     private func tend(_ account: StoredAccount, ingest: PushIngest) async {
         let id = account.account.id
         do {
-            guard try PrivacyIDEAModule.credentials(of: account).pollOnly else {
+            let pollOnly = try PrivacyIDEAModule.credentials(of: account).pollOnly
+            progress.withLock { progress in
+                if pollOnly { progress.pollOnly.insert(id) } else { progress.pollOnly.remove(id) }
+            }
+            guard pollOnly else {
                 // Relay-token accounts are only polled on refresh; look again in case the account changes.
                 reschedule(id, failed: nil)
                 return
