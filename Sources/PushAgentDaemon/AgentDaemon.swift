@@ -1,5 +1,4 @@
 import ConnectionGuards
-import ControlWire
 import Foundation
 import Logging
 import PushAgentStore

@@ -1,4 +1,3 @@
-import ControlWire
 import PushAgentCore
 import PushAgentStore
 

@@ -1,4 +1,3 @@
-import ControlWire
 import Hummingbird
 
 /// `POST /v1/refresh`: every push source that can fetch on demand does so now. Open to every peer that may read: it

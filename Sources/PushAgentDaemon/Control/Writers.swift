@@ -1,4 +1,3 @@
-import ControlWire
 import PushAgentStore
 
 /// Who may change things through the control API: root, the daemon's user and the configured operators

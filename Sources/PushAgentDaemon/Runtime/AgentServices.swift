@@ -1,4 +1,3 @@
-import ControlWire
 import Foundation
 import Hummingbird
 import Logging

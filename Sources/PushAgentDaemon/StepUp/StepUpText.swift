@@ -1,4 +1,3 @@
-import ControlWire
 import Foundation
 import PushAgentCore
 

@@ -40,17 +40,10 @@ struct RelayHTTPServer: Service {
                     // Answers are written as requests are read, and a client that sends without reading would have
                     // them pile up in memory: the connection is not read while its answers wait to be sent.
                     try pipeline.addHandler(BackPressureHandler())
-                    // Pipelined requests and malformed ones are the handler's to answer; the headers it writes are its own.
-                    try pipeline.configureHTTPServerPipeline(
-                        withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
-                        withEncoderConfiguration: .init(), withDecoderLimitConfiguration: .init())
-                    try pipeline.addHandler(KeepAliveHandler())
-                    try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
                     // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request
                     // in progress.
-                    try pipeline.addHandler(RequestDeadlineHandler(
+                    try Self.addHTTPHandlers(to: pipeline, router: router, logger: logger, deadline: RequestDeadlineHandler(
                         timeout: requestTimeout, tracker: slots, abandonsAnswerOnClientClose: true))
-                    try pipeline.addHandler(RelayHTTPHandler(router: router, logger: logger))
                 }
             }
             .bind(host: listen.host, port: listen.port).get()
@@ -60,6 +53,21 @@ struct RelayHTTPServer: Service {
         let drained = group.any().makePromise(of: Void.self)
         quiescing.initiateShutdown(promise: drained)
         try await drained.futureResult.get()
+    }
+}
+
+extension RelayHTTPServer {
+    /// HTTP/1.1 from the bytes up to the relay's routes: what every connection runs, and the handlers' tests too.
+    static func addHTTPHandlers(to pipeline: ChannelPipeline.SynchronousOperations, router: RelayRouter, logger: Logger,
+                                deadline: RequestDeadlineHandler?) throws {
+        // Pipelined requests and malformed ones are the handler's to answer; the headers it writes are its own.
+        try pipeline.configureHTTPServerPipeline(
+            withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
+            withEncoderConfiguration: .init(), withDecoderLimitConfiguration: .init())
+        try pipeline.addHandler(KeepAliveHandler())
+        try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
+        if let deadline { try pipeline.addHandler(deadline) }
+        try pipeline.addHandler(RelayHTTPHandler(router: router, logger: logger))
     }
 }
 
