@@ -99,8 +99,9 @@ public final class Cluster: @unchecked Sendable {
     }
 
     /// Runs pushctl against this cluster's daemon.
-    public func pushctl(_ arguments: [String], asUID uid: UInt32? = nil, input: String? = nil) throws -> CommandResult {
-        try CommandResult.run(Binaries.path("pushctl"), ["--socket", socketPath] + arguments, asUID: uid, input: input)
+    public func pushctl(_ arguments: [String], asUID uid: UInt32? = nil, input: String? = nil) async throws
+        -> CommandResult {
+        try await CommandResult.run(Binaries.path("pushctl"), ["--socket", socketPath] + arguments, asUID: uid, input: input)
     }
 
     /// A port free now (another process may take it before it is used).

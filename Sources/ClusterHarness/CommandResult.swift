@@ -7,9 +7,22 @@ public struct CommandResult: Sendable {
     public var stderr: String
 
     /// Runs a command to completion; with `asUID`, as that uid (and the same gid) through setpriv (needs root). Its
-    /// stdin is `input` (small: it is written whole before the output is read), or empty.
+    /// stdin is `input` (small: it is written whole before the output is read), or empty. The wait is on a thread of
+    /// its own: the test process's cooperative pool has a thread per core, and two commands blocking them (initdb,
+    /// pg_ctl) stalled every other test of the parallel run for half a minute.
     public static func run(_ executable: String, _ arguments: [String], asUID uid: UInt32? = nil,
-                           input: String? = nil, environment extra: [String: String] = [:]) throws -> CommandResult {
+                           input: String? = nil, environment extra: [String: String] = [:]) async throws -> CommandResult {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result {
+                    try runBlocking(executable, arguments, asUID: uid, input: input, environment: extra)
+                })
+            }.start()
+        }
+    }
+
+    private static func runBlocking(_ executable: String, _ arguments: [String], asUID uid: UInt32?, input: String?,
+                                    environment extra: [String: String]) throws -> CommandResult {
         let process = Process()
         if let uid {
             process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")

@@ -81,7 +81,7 @@ public final class DesktopSession: Sendable {
         bus.withLock { $0 = (daemon, server) }
         try await eventually("dunst serves org.freedesktop.Notifications") {
             guard server.isRunning else { throw HarnessError("dunst exited:\n\(server.text)") }
-            return (try? self.dunstctl(["count", "displayed"]))?.status == 0
+            return (try? await self.dunstctl(["count", "displayed"]))?.status == 0
         }
     }
 
@@ -99,15 +99,15 @@ public final class DesktopSession: Sendable {
     private var logs: [DBusMonitorLog] { monitors.withLock { $0.map { DBusMonitorLog($0.text) } } }
 
     /// Presses the button labelled `label` on notification `id`, as a user would in dunst's context menu.
-    public func pressButton(_ label: String, onNotification id: UInt32) throws {
+    public func pressButton(_ label: String, onNotification id: UInt32) async throws {
         // dunst lists each action as "#<label> (<summary>) [<id>,<key>]".
         try "#\(label) (\n[\(id),\n".write(toFile: directory + "/wanted", atomically: true, encoding: .utf8)
-        let pressed = try dunstctl(["context"])
+        let pressed = try await dunstctl(["context"])
         guard pressed.status == 0 else { throw HarnessError("dunstctl context failed: \(pressed.stderr)") }
     }
 
-    public func dunstctl(_ arguments: [String]) throws -> CommandResult {
-        try CommandResult.run("/usr/bin/dunstctl", arguments, environment: environment)
+    public func dunstctl(_ arguments: [String]) async throws -> CommandResult {
+        try await CommandResult.run("/usr/bin/dunstctl", arguments, environment: environment)
     }
 
     public func stop() async {

@@ -12,7 +12,7 @@ public final class NginxBalancer: Sendable {
     ///   - port: where it listens on 127.0.0.1.
     ///   - upstreams: the relays' `HOST:PORT`s.
     public init(port: Int, upstreams: [String]) async throws {
-        let nginx = try Self.executable()
+        let nginx = try await Self.executable()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushrelay-nginx-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory + "/logs", withIntermediateDirectories: true)
         let configuration = """
@@ -67,11 +67,11 @@ public final class NginxBalancer: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private static func executable() throws -> String {
+    private static func executable() async throws -> String {
         let path = "/usr/sbin/nginx"
         if FileManager.default.isExecutableFile(atPath: path) { return path }
         guard getuid() == 0 else { throw HarnessError("nginx is not installed: run `make deps` or apt-get install nginx") }
-        let install = try CommandResult.run("/bin/sh", ["-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx"])
+        let install = try await CommandResult.run("/bin/sh", ["-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx"])
         guard install.status == 0, FileManager.default.isExecutableFile(atPath: path) else {
             throw HarnessError("installing nginx failed:\n\(install.stdout)\n\(install.stderr)")
         }

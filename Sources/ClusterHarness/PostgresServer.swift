@@ -20,7 +20,7 @@ public final class PostgresServer: Sendable {
 
     /// - Parameter durable: fsync as in production (the benchmark); off, commits do not wait for the disk (tests).
     public init(database: String = "pushrelay", durable: Bool = false) async throws {
-        binDirectory = try Self.binDirectory()
+        binDirectory = try await Self.binDirectory()
         owner = try Self.postgresAccount()
         Self.stopOrphans()
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("\(Self.directoryPrefix)\(UUID().uuidString.prefix(8))").path
@@ -30,7 +30,7 @@ public final class PostgresServer: Sendable {
             throw HarnessError("cannot give \(directory) to the postgres user: \(String(cString: strerror(errno)))")
         }
         let data = directory + "/data"
-        let initdb = try CommandResult.run("/usr/bin/setpriv", Self.asOwner(owner) + [
+        let initdb = try await CommandResult.run("/usr/bin/setpriv", Self.asOwner(owner) + [
             binDirectory + "/initdb", "-D", data, "--username=postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
             "--encoding=UTF8", "--no-locale", "--no-sync"])
         guard initdb.status == 0 else { throw HarnessError("initdb failed:\n\(initdb.stdout)\n\(initdb.stderr)") }
@@ -55,21 +55,21 @@ public final class PostgresServer: Sendable {
         passwordFile = directory + "/relay-password"
         FileManager.default.createFile(atPath: passwordFile, contents: Data(Self.password.utf8), attributes: [.posixPermissions: 0o600])
         url = "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
-        try sql("CREATE ROLE \(Self.user) LOGIN PASSWORD '\(Self.password)'")
-        try createDatabase(database)
+        try await sql("CREATE ROLE \(Self.user) LOGIN PASSWORD '\(Self.password)'")
+        try await createDatabase(database)
     }
 
     /// An empty database owned by the relay's role; returns its URL.
     @discardableResult
-    public func createDatabase(_ name: String) throws -> String {
-        try sql("CREATE DATABASE \(name) OWNER \(Self.user)")
+    public func createDatabase(_ name: String) async throws -> String {
+        try await sql("CREATE DATABASE \(name) OWNER \(Self.user)")
         return "postgres://\(Self.user)@127.0.0.1:\(port)/\(name)?sslmode=disable"
     }
 
     /// Runs SQL as the superuser over the private socket; returns psql's unaligned output.
     @discardableResult
-    public func sql(_ statement: String, database: String = "postgres") throws -> String {
-        let result = try CommandResult.run("/usr/bin/setpriv", Self.asOwner(owner) + [
+    public func sql(_ statement: String, database: String = "postgres") async throws -> String {
+        let result = try await CommandResult.run("/usr/bin/setpriv", Self.asOwner(owner) + [
             binDirectory + "/psql", "-h", directory, "-p", "\(port)", "-U", "postgres", "-d", database,
             "-v", "ON_ERROR_STOP=1", "-A", "-t", "-c", statement])
         guard result.status == 0 else { throw HarnessError("psql \(statement): \(result.stderr)") }
@@ -115,12 +115,12 @@ public final class PostgresServer: Sendable {
     }
 
     /// The newest installed major version's programs (Debian keeps them out of PATH).
-    private static func binDirectory() throws -> String {
+    private static func binDirectory() async throws -> String {
         if let found = installedBinDirectory() { return found }
         guard getuid() == 0 else {
             throw HarnessError("PostgreSQL is not installed (no /usr/lib/postgresql/*/bin/initdb): run `make deps` or apt-get install postgresql")
         }
-        let install = try CommandResult.run("/bin/sh", ["-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql"])
+        let install = try await CommandResult.run("/bin/sh", ["-c", "apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql"])
         guard install.status == 0, let found = installedBinDirectory() else {
             throw HarnessError("installing postgresql failed:\n\(install.stdout)\n\(install.stderr)")
         }

@@ -10,8 +10,6 @@ public final class AgentStore: Sendable {
     /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600. Secrets
     /// are sealed with `sealingKey`, or without one with the key file in `directory` (made on first use).
     public init(directory: String, sealingKey: SealingKey? = nil) throws {
-        let previousMask = umask(0o077)
-        defer { umask(previousMask) }
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         chmod(directory, 0o700)
@@ -21,6 +19,16 @@ public final class AgentStore: Sendable {
         // Deleted and overwritten content is zeroed, not left in free pages: a secret replaced stays unreadable.
         configuration.prepareDatabase { try $0.execute(sql: "PRAGMA secure_delete = ON") }
         let path = directory + "/agent.sqlite"
+        // Made 0600 before SQLite opens it, and SQLite gives the WAL and shared-memory files the database's mode. Not
+        // through the umask, which is the whole process's: in a process that does other work meanwhile (the tests'),
+        // two stores opening at once could leave it at 077 for good.
+        let file = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0o600)
+        guard file >= 0 else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [
+                NSFilePathErrorKey: path, NSLocalizedDescriptionKey: "cannot create \(path): \(String(cString: strerror(errno)))",
+            ])
+        }
+        close(file)
         pool = try DatabasePool(path: path, configuration: configuration)
         // GRDB's WAL default (NORMAL) survives a crashed process but not a power cut; a message the agent has
         // acknowledged to the relay must survive both, so every commit waits for the disk.

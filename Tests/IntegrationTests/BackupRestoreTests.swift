@@ -17,21 +17,21 @@ struct BackupRestoreTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice", totp: true)]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice", totp: true)]).status == 0)
             let bob = try await enrollBoundPlusAuthAccount(cluster, sim)
-            #expect(try cluster.pushctl(["enroll", try await sim.plusAuth.enrollURI(account: "carol")]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.plusAuth.enrollURI(account: "carol")]).status == 0)
             let before = try await cluster.client.accounts()
             let oldToken = try await cluster.client.status().pushToken
             let file = cluster.directory + "/accounts.backup"
 
-            let short = try cluster.pushctl(["backup", "--output", file, "--passphrase-fd", "0"], input: "short\n")
+            let short = try await cluster.pushctl(["backup", "--output", file, "--passphrase-fd", "0"], input: "short\n")
             #expect(short.status == 2 && short.stderr.contains("at least 8 characters"), "\(short.stderr)")
-            let backup = try cluster.pushctl(["backup", "--output", file, "--passphrase-fd", "0"],
+            let backup = try await cluster.pushctl(["backup", "--output", file, "--passphrase-fd", "0"],
                                              input: Self.passphrase + "\n")
             #expect(backup.status == 0, "backup: \(backup.stderr)")
             #expect(backup.stdout.contains("backup of 3 account(s) written"), "\(backup.stdout)")
             #expect(try FileManager.default.attributesOfItem(atPath: file)[.posixPermissions] as? Int == 0o600)
-            let again = try cluster.pushctl(["backup", "--output", file, "--passphrase-fd", "0"], input: Self.passphrase + "\n")
+            let again = try await cluster.pushctl(["backup", "--output", file, "--passphrase-fd", "0"], input: Self.passphrase + "\n")
             #expect(again.status == 1 && again.stderr.contains("--force"), "an existing file is kept: \(again.stderr)")
             let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
             #expect(bytes.starts(with: Data("PUSHAGENT-BACKUP".utf8)))
@@ -44,9 +44,9 @@ struct BackupRestoreTests {
             let newToken = try await cluster.client.status().pushToken
             #expect(newToken != nil && newToken != oldToken)
 
-            try refusedRestoresChangeNothing(cluster, file: file, bytes: bytes)
+            try await refusedRestoresChangeNothing(cluster, file: file, bytes: bytes)
 
-            let restore = try cluster.pushctl(["restore", file, "--passphrase-fd", "0"], input: Self.passphrase + "\n")
+            let restore = try await cluster.pushctl(["restore", file, "--passphrase-fd", "0"], input: Self.passphrase + "\n")
             #expect(restore.status == 0, "restore: \(restore.stderr)")
             #expect(restore.stdout.contains("restored") && restore.stdout.contains("needs_reenrollment"), "\(restore.stdout)")
             #expect(restore.stdout.contains("remove it (pushctl remove \(bob.id)) and enroll it again"), "\(restore.stdout)")
@@ -63,17 +63,17 @@ struct BackupRestoreTests {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "after the restore" }
             }
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)
-            let approve = try cluster.pushctl(["approve", approval.id])
+            let approve = try await cluster.pushctl(["approve", approval.id])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             let answer = try await sim.answer(to: push.messageId)
             #expect(answer.outcome == "approved" && answer.verified)
             let alice = try #require(restored.first { $0.provider == .forgerock })
-            #expect(try cluster.pushctl(["code", alice.id]).status == 0, "the TOTP secret came along")
+            #expect(try await cluster.pushctl(["code", alice.id]).status == 0, "the TOTP secret came along")
 
-            let code = try cluster.pushctl(["code", bob.id])
+            let code = try await cluster.pushctl(["code", bob.id])
             #expect(code.status == 1 && code.stderr.contains("bound to the machine it was enrolled on"), "\(code.stderr)")
 
-            let twice = try cluster.pushctl(["restore", file, "--passphrase-fd", "0"], input: Self.passphrase + "\n")
+            let twice = try await cluster.pushctl(["restore", file, "--passphrase-fd", "0"], input: Self.passphrase + "\n")
             #expect(twice.status == 0 && twice.stdout.components(separatedBy: "skipped").count == 4, "\(twice.stdout)")
             #expect(try await cluster.client.accounts().count == 3)
         }
@@ -84,20 +84,20 @@ struct BackupRestoreTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")]).status == 0)
             let file = cluster.directory + "/accounts.backup"
-            #expect(try cluster.pushctl(["backup", "-o", file, "--passphrase-fd", "0"], input: Self.passphrase + "\n").status == 0)
-            _ = try cluster.pushctl(["remove", try #require(try await cluster.client.accounts().first).id])
+            #expect(try await cluster.pushctl(["backup", "-o", file, "--passphrase-fd", "0"], input: Self.passphrase + "\n").status == 0)
+            _ = try await cluster.pushctl(["remove", try #require(try await cluster.client.accounts().first).id])
             // Let another user reach the socket and the file; SO_PEERCRED still decides what it may do.
             chmod(cluster.directory, 0o777)
             chmod(cluster.socketPath, 0o666)
             chmod(file, 0o644)
 
-            let backup = try cluster.pushctl(["backup", "-o", cluster.directory + "/nobody.backup", "--passphrase-fd", "0"],
+            let backup = try await cluster.pushctl(["backup", "-o", cluster.directory + "/nobody.backup", "--passphrase-fd", "0"],
                                              asUID: Self.nobody, input: Self.passphrase + "\n")
             #expect(backup.status == 1 && backup.stderr.contains("back up or restore"), "\(backup.stderr)")
             #expect(!FileManager.default.fileExists(atPath: cluster.directory + "/nobody.backup"))
-            let restore = try cluster.pushctl(["restore", file, "--passphrase-fd", "0"], asUID: Self.nobody,
+            let restore = try await cluster.pushctl(["restore", file, "--passphrase-fd", "0"], asUID: Self.nobody,
                                               input: Self.passphrase + "\n")
             #expect(restore.status == 1 && restore.stderr.contains("back up or restore"), "\(restore.stderr)")
             #expect(try await cluster.client.accounts().isEmpty)
@@ -106,7 +106,7 @@ struct BackupRestoreTests {
 
     /// A PlusAuth account whose tenant asked for binding (bind_sim) in a verified push.
     private func enrollBoundPlusAuthAccount(_ cluster: Cluster, _ sim: SimClient) async throws -> Account {
-        #expect(try cluster.pushctl(["enroll", try await sim.plusAuth.enrollURI(account: "bob")]).status == 0)
+        #expect(try await cluster.pushctl(["enroll", try await sim.plusAuth.enrollURI(account: "bob")]).status == 0)
         _ = try await sim.plusAuth.push(type: "prompt", bindSim: true)
         try await eventually("the bound push arrives") {
             try await cluster.client.approvals(state: .pending).contains { $0.provider == .plusauth }
@@ -115,7 +115,7 @@ struct BackupRestoreTests {
     }
 
     /// Wrong passphrase, tampered, truncated, future version: each refused with its own message, nothing added.
-    private func refusedRestoresChangeNothing(_ cluster: Cluster, file: String, bytes: Data) throws {
+    private func refusedRestoresChangeNothing(_ cluster: Cluster, file: String, bytes: Data) async throws {
         func variant(_ name: String, _ change: (inout Data) -> Void) throws -> String {
             var changed = bytes
             change(&changed)
@@ -130,10 +130,10 @@ struct BackupRestoreTests {
             (try variant("future", { $0[17] = 9 }), Self.passphrase, "newer pushagent"),
         ]
         for (path, passphrase, message) in cases {
-            let result = try cluster.pushctl(["restore", path, "--passphrase-fd", "0"], input: passphrase + "\n")
+            let result = try await cluster.pushctl(["restore", path, "--passphrase-fd", "0"], input: passphrase + "\n")
             #expect(result.status == 1 && result.stderr.contains(message), "\(path): \(result.stderr)")
         }
-        let listing = try cluster.pushctl(["accounts"])
+        let listing = try await cluster.pushctl(["accounts"])
         #expect(listing.stdout.contains("no accounts"), "nothing restored: \(listing.stdout)")
     }
 }

@@ -97,7 +97,7 @@ struct ControlConnectionLimitTests {
             var flood: [RawConnection] = []
             for _ in 0..<600 { flood.append(try RawConnection(unixPath: daemon.socketPath)) }
             start = clock.now
-            let other = try CommandResult.run("/usr/bin/timeout", [
+            let other = try await CommandResult.run("/usr/bin/timeout", [
                 "10", "/usr/bin/setpriv", "--reuid=\(Self.nobody)", "--regid=\(Self.nobody)", "--clear-groups",
                 Binaries.path("pushctl"), "--socket", daemon.socketPath, "status"])
             #expect(other.status == 0, "another user's pushctl answers: \(other.stderr)")

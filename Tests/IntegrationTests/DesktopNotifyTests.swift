@@ -13,7 +13,7 @@ struct DesktopNotifyTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            let enroll = try cluster.pushctl(["enroll", "-"], input: try await sim.enrollURI(account: "alice"))
+            let enroll = try await cluster.pushctl(["enroll", "-"], input: try await sim.enrollURI(account: "alice"))
             #expect(enroll.status == 0, "enroll: \(enroll.stderr)")
             let desktop = try await DesktopSession.start(directory: cluster.directory + "/desktop")
             let notifier = try ManagedProcess(name: "pushctl notify", executable: Binaries.path("pushctl"),
@@ -54,7 +54,7 @@ struct DesktopNotifyTests {
             #expect(shown.urgency == 2 && shown.resident && shown.expireTimeout == 0)
             #expect(shown.body.contains("User: alice"))
 
-            try desktop.pressButton(try #require(push.correctNumber), onNotification: try #require(shown.id))
+            try await desktop.pressButton(try #require(push.correctNumber), onNotification: try #require(shown.id))
             let answer = try await sim.answer(to: push.messageId)
             #expect(answer.outcome == "approved" && answer.verified && answer.number == push.correctNumber)
             try await eventually("the notification is withdrawn") { desktop.closedIds().contains(shown.id!) }
@@ -68,7 +68,7 @@ struct DesktopNotifyTests {
             let shown = try await Self.notification(desktop, "Deny me from the terminal")
             #expect(shown.actionKeys == ["approve", "deny"])
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)
-            #expect(try cluster.pushctl(["deny", approval.id]).status == 0)
+            #expect(try await cluster.pushctl(["deny", approval.id]).status == 0)
             try await eventually("the notification is withdrawn") { desktop.closedIds().contains(shown.id!) }
             try await eventually("the result is shown") { desktop.notifications().contains { $0.summary == "Sign-in denied" } }
 
@@ -97,7 +97,7 @@ struct DesktopNotifyTests {
                 return again != nil
             }
             #expect(notifier.text.components(separatedBy: "connected to the notification server").count == 3)
-            try desktop.pressButton("Approve", onNotification: try #require(again?.id))
+            try await desktop.pressButton("Approve", onNotification: try #require(again?.id))
             #expect(try await sim.answer(to: push.messageId).outcome == "approved")
         }
     }
@@ -106,7 +106,7 @@ struct DesktopNotifyTests {
         try await Self.withDesktop { _, sim, desktop, notifier in
             let push = try await sim.push(message: "Approve me from the desktop")
             let shown = try await Self.notification(desktop, "Approve me from the desktop")
-            try desktop.pressButton("Approve", onNotification: try #require(shown.id))
+            try await desktop.pressButton("Approve", onNotification: try #require(shown.id))
             let answer = try await sim.answer(to: push.messageId)
             #expect(answer.outcome == "approved" && answer.verified)
             try await eventually("the notifier logs the answer") { notifier.text.contains("approved from the notification") }

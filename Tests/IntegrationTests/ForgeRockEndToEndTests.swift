@@ -12,7 +12,7 @@ struct ForgeRockEndToEndTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            let enroll = try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")])
+            let enroll = try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")])
             #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
             try await body(cluster, sim)
         }
@@ -32,16 +32,16 @@ struct ForgeRockEndToEndTests {
             let push = try await sim.push(type: "default", message: "Sign in to the wiki?")
             let approval = try #require(try await Self.pending(cluster).first)
 
-            let list = try cluster.pushctl(["list"])
+            let list = try await cluster.pushctl(["list"])
             #expect(list.status == 0)
             #expect(list.stdout.contains(approval.id))
             #expect(list.stdout.contains("Sign in to the wiki?"))
             #expect(approval.kind == .prompt)
             #expect(approval.provider == .forgerock)
-            let shown = try cluster.pushctl(["show", String(approval.id.prefix(8))])
+            let shown = try await cluster.pushctl(["show", String(approval.id.prefix(8))])
             #expect(shown.stdout.contains("user: alice"), "context shown: \(shown.stdout)")
 
-            let approve = try cluster.pushctl(["approve", String(approval.id.prefix(10))])
+            let approve = try await cluster.pushctl(["approve", String(approval.id.prefix(10))])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             #expect(approve.stdout.contains("approved"))
             let answer = try await sim.answer(to: push.messageId)
@@ -49,7 +49,7 @@ struct ForgeRockEndToEndTests {
             #expect(answer.verified)
             #expect(try await cluster.client.approval(approval.id).state == .approved)
 
-            let again = try cluster.pushctl(["approve", approval.id])
+            let again = try await cluster.pushctl(["approve", approval.id])
             #expect(again.status == 5, "a second answer is a conflict: \(again.stderr)")
         }
     }
@@ -74,7 +74,7 @@ struct ForgeRockEndToEndTests {
                     line.hasPrefix("{") && line.contains(#""type":"approval.created""#) && line.contains(approval.id)
                 }
             }
-            _ = try cluster.pushctl(["deny", approval.id])
+            _ = try await cluster.pushctl(["deny", approval.id])
             try await eventually("watch prints the answer") { watch.text.contains("\(approval.id) denied") }
 
             await cluster.daemon?.stop()
@@ -89,11 +89,11 @@ struct ForgeRockEndToEndTests {
             // A provider's text reaches the terminal without its escape and bidi controls.
             let push = try await sim.push(message: "Sign in\u{1B}[2J?\u{202E}dlrow")
             let approval = try #require(try await Self.pending(cluster).first)
-            for output in [try cluster.pushctl(["list"]).stdout, try cluster.pushctl(["show", approval.id]).stdout] {
+            for output in [try await cluster.pushctl(["list"]).stdout, try await cluster.pushctl(["show", approval.id]).stdout] {
                 #expect(output.contains("Sign in?[2J??dlrow") && !output.contains("\u{1B}") && !output.contains("\u{202E}"),
                         "\(output)")
             }
-            let deny = try cluster.pushctl(["deny", approval.id])
+            let deny = try await cluster.pushctl(["deny", approval.id])
             #expect(deny.status == 0, "deny: \(deny.stderr)")
             let answer = try await sim.answer(to: push.messageId)
             #expect(answer.outcome == "denied")
@@ -109,15 +109,15 @@ struct ForgeRockEndToEndTests {
             #expect(approval.kind == .number)
             #expect(approval.numbers == push.numbers)
 
-            let withoutNumber = try cluster.pushctl(["approve", approval.id])
+            let withoutNumber = try await cluster.pushctl(["approve", approval.id])
             #expect(withoutNumber.status == 1)
             #expect(withoutNumber.stderr.contains("--number"), "says how to fix it: \(withoutNumber.stderr)")
-            let notAChoice = try cluster.pushctl(["approve", approval.id, "--number", "100"])
+            let notAChoice = try await cluster.pushctl(["approve", approval.id, "--number", "100"])
             #expect(notAChoice.status == 1)
             #expect(try await cluster.client.approval(approval.id).state == .pending, "a refused answer changes nothing")
 
             let correct = try #require(push.correctNumber)
-            let approve = try cluster.pushctl(["approve", approval.id, "--number", correct])
+            let approve = try await cluster.pushctl(["approve", approval.id, "--number", correct])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             let answer = try await sim.answer(to: push.messageId)
             #expect(answer.outcome == "approved")
@@ -133,7 +133,7 @@ struct ForgeRockEndToEndTests {
                 try await cluster.client.history().contains { $0.rejectedPush?.reason == .expired }
             }
             #expect(try await cluster.client.approvals(state: nil).isEmpty)
-            let history = try cluster.pushctl(["history"])
+            let history = try await cluster.pushctl(["history"])
             #expect(history.stdout.contains("expired"))
         }
     }

@@ -84,7 +84,7 @@ struct HostileRun {
         for (hostile, id) in delivered {
             check(hostile, rejection: rejections[id], approvals: approvals)
         }
-        try checkTheDaemonStillServes(approvals: approvals, good: goodMarker, rejectedIds: delivered.map(\.relayMessageId)
+        try await checkTheDaemonStillServes(approvals: approvals, good: goodMarker, rejectedIds: delivered.map(\.relayMessageId)
             .filter { rejections[$0] != nil })
         #expect(try await cluster.client.status().relay.state == .connected, "the relay loop is still running")
     }
@@ -114,25 +114,25 @@ struct HostileRun {
 
     /// Listing, showing and history still work, from the API and from pushctl, and no approval outlives the
     /// agent's bound however far in the future its push put the expiry.
-    private func checkTheDaemonStillServes(approvals: [Approval], good marker: String, rejectedIds: [String]) throws {
+    private func checkTheDaemonStillServes(approvals: [Approval], good marker: String, rejectedIds: [String]) async throws {
         let latest = Date().addingTimeInterval(ApprovalDraft.maximumLifetime + 300)
         for approval in approvals {
             #expect(approval.expiresAt <= latest, "\(approval.id) '\(approval.message.prefix(60))' expires \(approval.expiresAt), past now + 1 day")
         }
         let good = try #require(approvals.first { $0.mentions(marker) })
-        let list = try cluster.pushctl(["list", "--all"])
+        let list = try await cluster.pushctl(["list", "--all"])
         #expect(list.status == 0 && list.stdout.contains(good.id), "pushctl list: \(list.stderr)")
-        let show = try cluster.pushctl(["show", good.id])
+        let show = try await cluster.pushctl(["show", good.id])
         #expect(show.status == 0 && show.stdout.contains(good.id), "pushctl show: \(show.stderr)")
         for approval in approvals {
-            #expect(try cluster.pushctl(["--json", "show", approval.id]).status == 0, "pushctl show \(approval.id)")
+            #expect(try await cluster.pushctl(["--json", "show", approval.id]).status == 0, "pushctl show \(approval.id)")
         }
-        let history = try cluster.pushctl(["--json", "history", "--limit", "1000"])
+        let history = try await cluster.pushctl(["--json", "history", "--limit", "1000"])
         #expect(history.status == 0, "pushctl history: \(history.stderr)")
         let listed = try ControlJSON.decoder().decode(HistoryResponse.self, from: Data(history.stdout.utf8))
             .entries.compactMap { $0.rejectedPush?.relayMessageId }
         #expect(Set(rejectedIds).isSubset(of: Set(listed)), "pushctl history lists every rejected push")
-        let table = try cluster.pushctl(["history", "--limit", "1000"])
+        let table = try await cluster.pushctl(["history", "--limit", "1000"])
         #expect(table.status == 0 && table.stdout.contains("push rejected"), "pushctl history (table): \(table.stderr)")
     }
 }

@@ -24,7 +24,7 @@ struct HyphenEndToEndTests {
             let sim = HyphenSimClient(baseURL: cluster.simURL)
             let email = existingDevice ? "bob@example.com" : "alice@example.com"
             let user = try await sim.user(email: email, existingDevice: existingDevice)
-            let enroll = try cluster.pushctl(["--json", "enroll", user.uri])
+            let enroll = try await cluster.pushctl(["--json", "enroll", user.uri])
             #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
             let account = try ControlJSON.decoder().decode(Account.self, from: Data(enroll.stdout.utf8))
             #expect(account.provider == .hyphen && account.issuer == "PushSim" && account.name == email)
@@ -40,7 +40,7 @@ struct HyphenEndToEndTests {
     /// The agent signed up as the first device of a new account: it can then be asked to approve other sign-ins.
     static func withSignedInAgent(_ body: (Setup) async throws -> Void) async throws {
         try await withEnrolledAccount(existingDevice: false) { setup in
-            let signIn = try setup.cluster.pushctl(["hyphen", "signin", "--account", setup.account, "--credential", setup.credential])
+            let signIn = try await setup.cluster.pushctl(["hyphen", "signin", "--account", setup.account, "--credential", setup.credential])
             #expect(signIn.status == 0, "sign-in failed: \(signIn.stderr)")
             #expect(signIn.stdout.contains("completed: This device is the first device of a new Hyphen account"), "\(signIn.stdout)")
             try await body(setup)
@@ -67,15 +67,15 @@ struct HyphenEndToEndTests {
             let id = try await setup.sim.push()
             let approval = try await Self.pendingApproval(setup.cluster)
             #expect(approval.provider == .hyphen && approval.kind == .prompt)
-            let list = try setup.cluster.pushctl(["list"])
+            let list = try await setup.cluster.pushctl(["list"])
             #expect(list.stdout.contains(approval.id) && list.stdout.contains("to sign in as alice@example.com?"), "\(list.stdout)")
-            let shown = try setup.cluster.pushctl(["show", approval.id])
+            let shown = try await setup.cluster.pushctl(["show", approval.id])
             for fact in ["Sign-in to PushSim", "app: PushSim", "ip: 127.0.0.1", "location: Seoul, KR",
                          "browser: iPhone 15 Pro (iOS 17.1, Apple iPhone16,1)"] {
                 #expect(shown.stdout.contains(fact), "show lacks '\(fact)': \(shown.stdout)")
             }
 
-            let approve = try setup.cluster.pushctl(["approve", approval.id])
+            let approve = try await setup.cluster.pushctl(["approve", approval.id])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             #expect(approve.stdout.contains("\(approval.id) approved"), "\(approve.stdout)")
             let answer = try await setup.sim.answer(to: id)
@@ -91,7 +91,7 @@ struct HyphenEndToEndTests {
                 try await setup.cluster.client.approval(approval.id).state == .approved
             }
 
-            let again = try setup.cluster.pushctl(["approve", approval.id])
+            let again = try await setup.cluster.pushctl(["approve", approval.id])
             #expect(again.status == 5, "a second answer is a conflict: \(again.stderr)")
         }
     }
@@ -100,7 +100,7 @@ struct HyphenEndToEndTests {
         try await Self.withSignedInAgent { setup in
             let id = try await setup.sim.push()
             let approval = try await Self.pendingApproval(setup.cluster)
-            let deny = try setup.cluster.pushctl(["deny", approval.id])
+            let deny = try await setup.cluster.pushctl(["deny", approval.id])
             #expect(deny.status == 0, "deny: \(deny.stderr)")
             let answer = try await setup.sim.answer(to: id)
             #expect(answer.outcome == .denied && answer.txId == nil)
@@ -113,7 +113,7 @@ struct HyphenEndToEndTests {
             // Hyphen's documentation shows a hex placeholder where the SDKs expect {"cadence": …}.
             _ = try await setup.sim.push(message: "faceb00ccafebabedeadbeefbadf00de")
             let approval = try await Self.pendingApproval(setup.cluster)
-            let approve = try setup.cluster.pushctl(["approve", approval.id])
+            let approve = try await setup.cluster.pushctl(["approve", approval.id])
             #expect(approve.status == 1, "\(approve.stdout)")
             #expect(approve.stderr.contains("is not a {\"cadence\": …} transaction"), "\(approve.stderr)")
             let failed = try await setup.cluster.client.approval(approval.id)
@@ -133,7 +133,7 @@ struct HyphenEndToEndTests {
             let id = try await setup.sim.push(expiresIn: 5)
             let approval = try await Self.pendingApproval(setup.cluster)
             try await Task.sleep(for: .seconds(approval.expiresAt.timeIntervalSinceNow + 1))
-            let late = try setup.cluster.pushctl(["approve", approval.id])
+            let late = try await setup.cluster.pushctl(["approve", approval.id])
             #expect(late.status == 5, "approving after expiry is refused here: \(late.stdout) \(late.stderr)")
             #expect(try await setup.sim.answers().allSatisfy { $0.id != id }, "nothing was sent to Hyphen")
             #expect(try await setup.sim.transactions().isEmpty, "no transaction was submitted")
@@ -144,7 +144,7 @@ struct HyphenEndToEndTests {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
             let waiting = try Self.startSignIn(setup)
             let request = try await setup.sim.pendingSignIn(for: setup.email)
-            let listed = try setup.cluster.pushctl(["requests"])
+            let listed = try await setup.cluster.pushctl(["requests"])
             #expect(listed.stdout.contains("pending") && listed.stdout.contains("Approve this sign-in on your other device (Pixel 8"),
                     "\(listed.stdout)")
             _ = try await setup.sim.decide(request.id, approve: true)
@@ -157,12 +157,12 @@ struct HyphenEndToEndTests {
             // Now a device of the account, the agent can approve another sign-in with its own key.
             let id = try await setup.sim.push(email: setup.email)
             let approval = try await Self.pendingApproval(setup.cluster)
-            #expect(try setup.cluster.pushctl(["approve", approval.id]).status == 0)
+            #expect(try await setup.cluster.pushctl(["approve", approval.id]).status == 0)
             let answer = try await setup.sim.answer(to: id)
             #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
 
             // Signing in again needs no other device: the device-key challenge.
-            let again = try setup.cluster.pushctl(["hyphen", "signin", "--account", setup.account, "--credential", setup.credential])
+            let again = try await setup.cluster.pushctl(["hyphen", "signin", "--account", setup.account, "--credential", setup.credential])
             #expect(again.status == 0 && again.stdout.contains("completed: Signed in with this device's key"), "\(again.stdout) \(again.stderr)")
         }
     }
@@ -177,7 +177,7 @@ struct HyphenEndToEndTests {
             #expect(waiting.text.contains("denied"), "\(waiting.text)")
             let made = try #require(try await setup.cluster.client.requests().first)
             #expect(made.state == .denied)
-            let wait = try setup.cluster.pushctl(["wait", made.id])
+            let wait = try await setup.cluster.pushctl(["wait", made.id])
             #expect(wait.status == 1 && wait.stderr.contains("denied"), "\(wait.stderr)")
         }
     }
@@ -229,7 +229,7 @@ struct HyphenEndToEndTests {
                 }
             }
             #expect(try await setup.cluster.client.request(started.id).state == .pending, "the real request is untouched")
-            let history = try setup.cluster.pushctl(["history"])
+            let history = try await setup.cluster.pushctl(["history"])
             #expect(history.stdout.contains("unknown_request"), "\(history.stdout)")
         }
     }

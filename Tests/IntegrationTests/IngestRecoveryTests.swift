@@ -38,7 +38,7 @@ struct IngestRecoveryTests {
             let crashing = ["PUSHAGENT_TEST_FAULT": "crash-on-marked-push"]
             try await cluster.startDaemon(extraEnvironment: crashing)
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             try await sender(cluster).send(token: try await pushToken(cluster), data: ["pushagent-test:crash": "1"])
             _ = try await sim.push(message: "behind the poison")
 
@@ -47,7 +47,7 @@ struct IngestRecoveryTests {
             let dropped = try await cluster.client.history().compactMap(\.rejectedPush).filter { $0.reason == .unprocessable }
             #expect(dropped.count == 1)
             #expect(dropped.first?.message.contains("attempted 3 times") == true, "\(dropped.first?.message ?? "")")
-            let history = try cluster.pushctl(["history"])
+            let history = try await cluster.pushctl(["history"])
             #expect(history.stdout.contains("unprocessable"), "pushctl history lists it: \(history.stdout)")
         }
     }
@@ -58,7 +58,7 @@ struct IngestRecoveryTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             let token = try await pushToken(cluster)
             await cluster.daemon?.stop()
             // Queued while the daemon is down, so its first poll gets them as one batch.
@@ -82,7 +82,7 @@ struct IngestRecoveryTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             func pushAndWait(_ messages: [String]) async throws {
                 for message in messages { _ = try await sim.push(message: message) }
                 try await eventually("\(messages.count) pushes arrive", timeout: .seconds(30)) {
@@ -110,7 +110,7 @@ struct IngestRecoveryTests {
             let status = try await cluster.client.status().relay
             #expect(status.resyncedAt != nil && status.resyncReason?.contains("never delivered") == true,
                     "status says what happened: \(status.resyncReason ?? "nothing")")
-            #expect(try cluster.pushctl(["status"]).stdout.contains("re-synced"))
+            #expect(try await cluster.pushctl(["status"]).stdout.contains("re-synced"))
         }
     }
 
@@ -120,10 +120,10 @@ struct IngestRecoveryTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             await cluster.daemon?.stop()
             let database = cluster.stateDirectory + "/agent.sqlite"
-            let update = try CommandResult.run("/usr/bin/sqlite3", [database, "UPDATE device SET cursor = 1000000000000000"])
+            let update = try await CommandResult.run("/usr/bin/sqlite3", [database, "UPDATE device SET cursor = 1000000000000000"])
             #expect(update.status == 0, "\(update.stderr)")
 
             try await cluster.startDaemon()

@@ -19,7 +19,7 @@ struct PlusAuthEndToEndTests {
                                     _ body: (Cluster, PlusAuthSimClient) async throws -> Void) async throws {
         try await withCluster { cluster, sim in
             try await cluster.startDaemon(extraEnvironment: environment)
-            let enroll = try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")])
+            let enroll = try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")])
             #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
             try await body(cluster, sim)
         }
@@ -45,7 +45,7 @@ struct PlusAuthEndToEndTests {
 
     @Test func enrollThenApproveACodePushWithTheRightValue() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
-            let accounts = try cluster.pushctl(["accounts"])
+            let accounts = try await cluster.pushctl(["accounts"])
             #expect(accounts.stdout.contains("plusauth") && accounts.stdout.contains("alice"), "\(accounts.stdout)")
             let registration = try #require(try await sim.registrations().first)
             #expect(registration.algorithm == "ES256", "ES256 is the default key type")
@@ -58,9 +58,9 @@ struct PlusAuthEndToEndTests {
             #expect(approval.context.location == "Istanbul, TUR" && approval.context.ip == "203.0.113.7")
             #expect(approval.context.userAgent == "Firefox 121.0 on Ubuntu 22.04" && approval.context.user == "alice")
 
-            #expect(try cluster.pushctl(["approve", approval.id]).status == 1, "a code push needs --number")
+            #expect(try await cluster.pushctl(["approve", approval.id]).status == 1, "a code push needs --number")
             let correct = try #require(push.correctValue)
-            let approve = try cluster.pushctl(["approve", approval.id, "--number", correct])
+            let approve = try await cluster.pushctl(["approve", approval.id, "--number", correct])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             let answer = try await sim.answer(to: push.pushId)
             #expect(answer.outcome == "approved" && answer.value == correct && answer.verified)
@@ -74,7 +74,7 @@ struct PlusAuthEndToEndTests {
             let push = try await sim.push(type: "prompt")
             let approval = try await Self.pending(cluster)
             #expect(approval.kind == .prompt && approval.numbers == nil)
-            #expect(try cluster.pushctl(["approve", String(approval.id.prefix(10))]).status == 0)
+            #expect(try await cluster.pushctl(["approve", String(approval.id.prefix(10))]).status == 0)
             let answer = try await sim.answer(to: push.pushId)
             #expect(answer.outcome == "approved" && answer.verified && answer.rejectReason == nil)
         }
@@ -84,7 +84,7 @@ struct PlusAuthEndToEndTests {
         try await Self.withEnrolledCluster { cluster, sim in
             let push = try await sim.push(type: "prompt")
             let approval = try await Self.pending(cluster)
-            let deny = try cluster.pushctl(["deny", approval.id, "--fraud"])
+            let deny = try await cluster.pushctl(["deny", approval.id, "--fraud"])
             #expect(deny.status == 0, "deny: \(deny.stderr)")
             let answer = try await sim.answer(to: push.pushId)
             #expect(answer.outcome == "denied" && answer.rejectReason == "fraud_suspicion" && answer.verified)
@@ -108,7 +108,7 @@ struct PlusAuthEndToEndTests {
             let rejected = try await Self.rejection(cluster, .badSignature)
             #expect(rejected.message.contains("the signature matches none of the 1 enrolled PlusAuth account key(s)"))
             #expect(try await cluster.client.approvals().isEmpty)
-            let history = try cluster.pushctl(["history"])
+            let history = try await cluster.pushctl(["history"])
             #expect(history.stdout.contains("bad_signature"), "\(history.stdout)")
             try await eventually("the daemon logs the rejection with its reason") {
                 cluster.daemon?.text.contains("push rejected: PlusAuth context: the signature matches none") == true
@@ -133,7 +133,7 @@ struct PlusAuthEndToEndTests {
             // The context's resolve_url answers 404: the answer goes to …/resolve-challenge on the same origin.
             let push = try await sim.push(type: "code", resolvePath: "/push-authenticator/gone")
             let approval = try await Self.pending(cluster)
-            let approve = try cluster.pushctl(["approve", approval.id, "--number", try #require(push.correctValue)])
+            let approve = try await cluster.pushctl(["approve", approval.id, "--number", try #require(push.correctValue)])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             let answer = try await sim.answer(to: push.pushId)
             #expect(answer.outcome == "approved" && answer.verified)

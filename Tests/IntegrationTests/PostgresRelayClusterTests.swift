@@ -38,7 +38,7 @@ struct PostgresRelayClusterTests {
     private func runPushes(cluster: Cluster, relays: RelayInstances) async throws {
         try await cluster.startDaemon()
         let sim = SimClient(baseURL: cluster.simURL)
-        #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+        #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
 
         let total = 90, senders = 3
         let ledger = SendLedger()

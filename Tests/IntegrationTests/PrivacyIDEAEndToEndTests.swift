@@ -37,20 +37,20 @@ struct PrivacyIDEAEndToEndTests {
         #expect(try await cluster.client.approvals(state: .pending).isEmpty, "nothing polled yet")
         let approval = try await refreshedApproval(cluster)
         #expect(approval.provider == .privacyidea && approval.accountId == alice.id && approval.kind == .prompt)
-        let list = try cluster.pushctl(["list"])
+        let list = try await cluster.pushctl(["list"])
         #expect(list.stdout.contains(approval.id) && list.stdout.contains("Do you want to confirm the login?"), "\(list.stdout)")
         #expect(try await server.isAccepted(transactionId: first.transactionId) == false)
-        let approve = try cluster.pushctl(["approve", approval.id])
+        let approve = try await cluster.pushctl(["approve", approval.id])
         #expect(approve.status == 0 && approve.stdout.contains("approved"), "approve: \(approve.stderr)")
         #expect(try await server.isAccepted(transactionId: first.transactionId))
         #expect(try await server.finishLogin(user: "alice", transactionId: first.transactionId) == "ACCEPT")
-        let again = try cluster.pushctl(["refresh"])
+        let again = try await cluster.pushctl(["refresh"])
         #expect(again.stdout.contains("0 new approval(s)"), "an answered challenge is not offered again: \(again.stdout)")
 
         // Decline: privacyIDEA refuses the login.
         let second = try await server.triggerChallenge(user: "alice")
         let declined = try await refreshedApproval(cluster)
-        let deny = try cluster.pushctl(["deny", declined.id])
+        let deny = try await cluster.pushctl(["deny", declined.id])
         #expect(deny.status == 0 && deny.stdout.contains("denied"), "deny: \(deny.stderr)")
         #expect(try await server.isAccepted(transactionId: second.transactionId) == false)
         #expect(try await server.finishLogin(user: "alice", transactionId: second.transactionId) == "REJECT")
@@ -63,10 +63,10 @@ struct PrivacyIDEAEndToEndTests {
         #expect(presence.kind == .number)
         let options = try #require(presence.numbers)
         #expect(options.contains(expected) && options.count == 3, "options \(options), expected \(expected)")
-        #expect(try cluster.pushctl(["approve", presence.id]).status == 1, "the option is required")
-        #expect(try cluster.pushctl(["approve", presence.id, "--number", "NOT-AN-OPTION"]).status == 1)
+        #expect(try await cluster.pushctl(["approve", presence.id]).status == 1, "the option is required")
+        #expect(try await cluster.pushctl(["approve", presence.id, "--number", "NOT-AN-OPTION"]).status == 1)
         #expect(try await server.isAccepted(transactionId: third.transactionId) == false, "refused answers send nothing")
-        let correct = try cluster.pushctl(["approve", presence.id, "--number", expected])
+        let correct = try await cluster.pushctl(["approve", presence.id, "--number", expected])
         #expect(correct.status == 0, "approve with the presence answer: \(correct.stderr)")
         #expect(try await server.isAccepted(transactionId: third.transactionId))
         #expect(try await server.finishLogin(user: "bob", transactionId: third.transactionId) == "ACCEPT")
@@ -75,12 +75,12 @@ struct PrivacyIDEAEndToEndTests {
         _ = try await enroll(cluster, server, user: "carol")
         let fifth = try await server.triggerChallenge(user: "carol")
         let toPhone = try await refreshedApproval(cluster)
-        let shown = try cluster.pushctl(["approve", toPhone.id])
+        let shown = try await cluster.pushctl(["approve", toPhone.id])
         #expect(shown.status == 0, "approve: \(shown.stderr)")
         let code = try #require(try await cluster.client.approval(toPhone.id).resolution?.displayCode)
         #expect(code.count == 2 && code.allSatisfy(\.isNumber), "privacyIDEA's display code is two digits: \(code)")
         #expect(shown.stdout.contains("Enter the code to log in: \(code)"), "\(shown.stdout)")
-        #expect(try cluster.pushctl(["show", toPhone.id]).stdout.contains("code to type at the sign-in \(code)"))
+        #expect(try await cluster.pushctl(["show", toPhone.id]).stdout.contains("code to type at the sign-in \(code)"))
         #expect(try await server.finishLogin(user: "carol", transactionId: fifth.transactionId, pass: code) == "ACCEPT")
 
         // Scheduled polling: restarted with a 1 s interval, the agent finds the challenge with no refresh;
@@ -93,9 +93,9 @@ struct PrivacyIDEAEndToEndTests {
             polled = try await cluster.client.approvals(state: .pending).first
             return polled != nil
         }
-        let status = try cluster.pushctl(["status"]).stdout
+        let status = try await cluster.pushctl(["status"]).stdout
         #expect(status.contains("privacyidea-poll: polling"), "its push source reports itself: \(status)")
-        let fraud = try cluster.pushctl(["deny", "--fraud", try #require(polled).id])
+        let fraud = try await cluster.pushctl(["deny", "--fraud", try #require(polled).id])
         #expect(fraud.status == 0, "deny --fraud: \(fraud.stderr)")
         #expect(try await server.finishLogin(user: "alice", transactionId: fourth.transactionId) == "REJECT")
         #expect(try await server.auditCount(actionDetail: "*\(fourth.transactionId)*reason: unknown_trigger*") == 1,
@@ -110,18 +110,18 @@ struct PrivacyIDEAEndToEndTests {
     static func enroll(_ cluster: Cluster, _ server: PrivacyIDEAServer, user: String) async throws -> Account {
         let uri = try await server.enrollmentURI(user: user)
         #expect(uri.hasPrefix("otpauth://pipush/") && uri.contains("poll_only=True") && uri.contains("sslverify=0"), "\(uri)")
-        let dryRun = try cluster.pushctl(["enroll", "--dry-run", uri])
+        let dryRun = try await cluster.pushctl(["enroll", "--dry-run", uri])
         #expect(dryRun.stdout.contains("polling (poll only)"), "\(dryRun.stdout)")
-        let enroll = try cluster.pushctl(["enroll", uri])
+        let enroll = try await cluster.pushctl(["enroll", uri])
         #expect(enroll.status == 0, "enroll: \(enroll.stderr)")
-        let reuse = try cluster.pushctl(["enroll", uri])
+        let reuse = try await cluster.pushctl(["enroll", uri])
         #expect(reuse.status == 1 && reuse.stderr.contains("clientwait"), "a used QR code: \(reuse.stderr)")
         return try #require(try await cluster.client.accounts().last { $0.provider == .privacyidea })
     }
 
     /// `pushctl refresh` polls at once; the new challenge is the one pending approval.
     static func refreshedApproval(_ cluster: Cluster) async throws -> Approval {
-        let refresh = try cluster.pushctl(["refresh"])
+        let refresh = try await cluster.pushctl(["refresh"])
         #expect(refresh.status == 0 && refresh.stdout.contains("1 new approval(s)"), "refresh: \(refresh.stdout) \(refresh.stderr)")
         let pending = try await cluster.client.approvals(state: .pending)
         #expect(pending.count == 1)

@@ -34,7 +34,7 @@ struct PushAgentFlowTests {
             let withdrawn = try await stepUp.cluster.client.approval(approval.id)
             #expect(withdrawn.state == .failed, "not left pending for 10 minutes")
             #expect(withdrawn.error?.contains("withdrawn by") == true, "\(withdrawn.error ?? "")")
-            #expect(try stepUp.cluster.pushctl(["approve", approval.id]).status != 0, "nothing is left to approve")
+            #expect(try await stepUp.cluster.pushctl(["approve", approval.id]).status != 0, "nothing is left to approve")
         }
     }
 

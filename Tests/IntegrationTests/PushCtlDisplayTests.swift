@@ -17,15 +17,15 @@ struct PushCtlDisplayTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let uri = try await SimClient(baseURL: cluster.simURL).enrollURI(account: Self.hostileAccount)
-            let enroll = try cluster.pushctl(["enroll", uri])
+            let enroll = try await cluster.pushctl(["enroll", uri])
             #expect(enroll.status == 0, "enrolled: \(enroll.stderr)")
             #expect(enroll.stdout.contains("mallory"), "names the account: \(enroll.stdout)")
             let account = try #require(try await cluster.client.accounts().first)
             let outputs = [
                 ("enroll", enroll),
-                ("accounts", try cluster.pushctl(["accounts"])),
-                ("--json accounts", try cluster.pushctl(["--json", "accounts"])),
-                ("remove", try cluster.pushctl(["remove", account.id])),
+                ("accounts", try await cluster.pushctl(["accounts"])),
+                ("--json accounts", try await cluster.pushctl(["--json", "accounts"])),
+                ("remove", try await cluster.pushctl(["remove", account.id])),
             ]
             for (command, result) in outputs {
                 #expect(result.status == 0, "\(command): \(result.stderr)")

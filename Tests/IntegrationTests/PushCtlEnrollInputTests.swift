@@ -8,8 +8,8 @@ struct PushCtlEnrollInputTests {
     let uri = PushCtlCLITests.forgeRockURI
     let secret = "b3uYLkQ7dRPjBaIzV0t"
 
-    func pushctl(_ arguments: [String], input: String? = nil) throws -> CommandResult {
-        try CommandResult.run(Binaries.path("pushctl"), ["--socket", "/nonexistent.sock"] + arguments, input: input)
+    func pushctl(_ arguments: [String], input: String? = nil) async throws -> CommandResult {
+        try await CommandResult.run(Binaries.path("pushctl"), ["--socket", "/nonexistent.sock"] + arguments, input: input)
     }
 
     func temporaryFile(_ contents: String) throws -> String {
@@ -18,65 +18,65 @@ struct PushCtlEnrollInputTests {
         return path
     }
 
-    @Test func readsTheURIFromStdinWithoutTheWhitespaceAroundIt() throws {
-        let result = try pushctl(["enroll", "-", "--dry-run"], input: "  \(uri)\r\n\n")
+    @Test func readsTheURIFromStdinWithoutTheWhitespaceAroundIt() async throws {
+        let result = try await pushctl(["enroll", "-", "--dry-run"], input: "  \(uri)\r\n\n")
         #expect(result.status == 0, "dry run from stdin: \(result.stderr)")
         #expect(result.stdout.contains("dev.openam.example.com"))
         #expect(!result.stderr.contains("warning"), "stdin is the recommended form: \(result.stderr)")
     }
 
-    @Test func readsTheURIFromAFile() throws {
+    @Test func readsTheURIFromAFile() async throws {
         let file = try temporaryFile(uri + "\n")
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let result = try pushctl(["--json", "enroll", "--uri-file", file, "--dry-run"])
+        let result = try await pushctl(["--json", "enroll", "--uri-file", file, "--dry-run"])
         #expect(result.status == 0, "dry run from a file: \(result.stderr)")
         #expect(result.stdout.contains("\"ForgeRock\""))
         #expect(!result.stderr.contains("warning"), "a file is a recommended form: \(result.stderr)")
     }
 
-    @Test func noURIOrSeveralAreUsageErrors() throws {
+    @Test func noURIOrSeveralAreUsageErrors() async throws {
         for input in ["", " \n\t\n"] {
-            let empty = try pushctl(["enroll", "-", "--dry-run"], input: input)
+            let empty = try await pushctl(["enroll", "-", "--dry-run"], input: input)
             #expect(empty.status == 2, "empty stdin \(input.debugDescription)")
             #expect(empty.stderr.contains("stdin holds no URI"), "says what is missing: \(empty.stderr)")
         }
-        let two = try pushctl(["enroll", "-", "--dry-run"], input: "\(uri)\n\(uri)\n")
+        let two = try await pushctl(["enroll", "-", "--dry-run"], input: "\(uri)\n\(uri)\n")
         #expect(two.status == 2)
         #expect(two.stderr.contains("2 URIs"), "says why: \(two.stderr)")
         let emptyFile = try temporaryFile("\n")
         defer { try? FileManager.default.removeItem(atPath: emptyFile) }
-        let fromEmptyFile = try pushctl(["enroll", "--uri-file", emptyFile, "--dry-run"])
+        let fromEmptyFile = try await pushctl(["enroll", "--uri-file", emptyFile, "--dry-run"])
         #expect(fromEmptyFile.status == 2)
         #expect(fromEmptyFile.stderr.contains(emptyFile), "names the file: \(fromEmptyFile.stderr)")
     }
 
-    @Test func anInputTooLargeForAURIIsRefused() throws {
+    @Test func anInputTooLargeForAURIIsRefused() async throws {
         let file = try temporaryFile(String(repeating: "x", count: 70_000))
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let result = try pushctl(["enroll", "--uri-file", file, "--dry-run"])
+        let result = try await pushctl(["enroll", "--uri-file", file, "--dry-run"])
         #expect(result.status == 2)
         #expect(result.stderr.contains("64 KiB"), "names the limit: \(result.stderr)")
     }
 
-    @Test func anUnreadableFileFailsNamingIt() throws {
+    @Test func anUnreadableFileFailsNamingIt() async throws {
         let missing = "/nonexistent/uri-\(UUID()).txt"
-        let result = try pushctl(["enroll", "--uri-file", missing, "--dry-run"])
+        let result = try await pushctl(["enroll", "--uri-file", missing, "--dry-run"])
         #expect(result.status == 1)
         #expect(result.stderr.contains(missing) && result.stderr.contains("No such file"), "says why: \(result.stderr)")
     }
 
-    @Test func theURIComesFromOnePlaceOnly() throws {
+    @Test func theURIComesFromOnePlaceOnly() async throws {
         let file = try temporaryFile(uri)
         defer { try? FileManager.default.removeItem(atPath: file) }
         for arguments in [["-", "--uri-file", file], [uri, "--uri-file", file], ["--uri-file", file, "--qr", file]] {
-            let result = try pushctl(["enroll", "--dry-run"] + arguments, input: uri)
+            let result = try await pushctl(["enroll", "--dry-run"] + arguments, input: uri)
             #expect(result.status == 2, "\(arguments): \(result.stderr)")
             #expect(result.stderr.contains("one way only"), "says what to do: \(result.stderr)")
         }
     }
 
-    @Test func aURIArgumentStillWorksWithAWarning() throws {
-        let result = try pushctl(["enroll", "--dry-run", uri])
+    @Test func aURIArgumentStillWorksWithAWarning() async throws {
+        let result = try await pushctl(["enroll", "--dry-run", uri])
         #expect(result.status == 0, "the old form keeps working: \(result.stderr)")
         #expect(result.stderr.contains("warning") && result.stderr.contains("pushctl enroll -"),
                 "points to stdin: \(result.stderr)")

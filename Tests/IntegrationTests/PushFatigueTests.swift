@@ -16,7 +16,7 @@ struct PushFatigueTests {
             try await cluster.startDaemon(extraEnvironment: settings)
             let sim = SimClient(baseURL: cluster.simURL)
             for account in accounts {
-                let enroll = try cluster.pushctl(["enroll", "-"], input: try await sim.enrollURI(account: account))
+                let enroll = try await cluster.pushctl(["enroll", "-"], input: try await sim.enrollURI(account: account))
                 #expect(enroll.status == 0, "enroll \(account): \(enroll.stderr)")
             }
             try await body(cluster, sim)
@@ -65,7 +65,7 @@ struct PushFatigueTests {
             let limited = history.compactMap(\.rejectedPush).filter { $0.reason == .rateLimited }
             #expect(limited.count == 5, "each push over the budget is in history: \(history)")
             #expect(limited.allSatisfy { $0.message.contains("limit") && $0.provider == .forgerock })
-            let text = try cluster.pushctl(["history"])
+            let text = try await cluster.pushctl(["history"])
             #expect(text.stdout.contains("rate_limited"))
 
             try await eventually("the bombing event reaches the watcher") { watch.text.contains(#""type":"approval.bombing""#) }
@@ -87,7 +87,7 @@ struct PushFatigueTests {
             let superseded = try await cluster.client.approvals(state: .denied)
             #expect(superseded.count == 2 && superseded.allSatisfy { $0.resolution?.automatic == .superseded })
 
-            let approve = try cluster.pushctl(["approve", visible.id])
+            let approve = try await cluster.pushctl(["approve", visible.id])
             #expect(approve.status == 0, "the newest stays answerable: \(approve.stderr)")
             #expect(try await Self.answers(sim, for: [pushes[2]])[pushes[2].messageId] == "approved")
 
@@ -102,7 +102,7 @@ struct PushFatigueTests {
             let alice = try await Self.accountId(cluster, named: "alice")
             let attack = try await sim.push(message: "Not me", account: "alice")
             let approval = try await Self.pending(cluster, count: 1)[0]
-            let deny = try cluster.pushctl(["deny", approval.id, "--fraud"])
+            let deny = try await cluster.pushctl(["deny", approval.id, "--fraud"])
             #expect(deny.status == 0, "deny --fraud: \(deny.stderr)")
             #expect(try await Self.answers(sim, for: [attack])[attack.messageId] == "denied")
 
@@ -110,8 +110,8 @@ struct PushFatigueTests {
             let muted = try #require(status.mutedAccounts?.first)
             #expect(muted.id == alice && muted.isMuted(at: Date()))
             #expect(muted.mutedUntil.map { $0.timeIntervalSinceNow > 500 && $0.timeIntervalSinceNow <= 600 } == true)
-            #expect(try cluster.pushctl(["status"]).stdout.contains("muted: \(alice)"))
-            #expect(try cluster.pushctl(["accounts"]).stdout.contains("muted until"))
+            #expect(try await cluster.pushctl(["status"]).stdout.contains("muted: \(alice)"))
+            #expect(try await cluster.pushctl(["accounts"]).stdout.contains("muted until"))
 
             let whileMuted = try await sim.push(message: "Not me again", account: "alice")
             #expect(try await Self.answers(sim, for: [whileMuted])[whileMuted.messageId] == "denied", "denied upstream, unseen")
@@ -120,17 +120,17 @@ struct PushFatigueTests {
             #expect(shown[0].message.contains("Bob"), "another account is not muted")
             #expect(try await cluster.client.history().compactMap(\.rejectedPush).contains { $0.reason == .muted })
 
-            let unmute = try cluster.pushctl(["unmute", String(alice.prefix(10))])
+            let unmute = try await cluster.pushctl(["unmute", String(alice.prefix(10))])
             #expect(unmute.status == 0 && unmute.stdout.contains("unmuted"), "unmute: \(unmute.stderr)")
             #expect(try await cluster.client.status().mutedAccounts?.isEmpty == true)
             _ = try await sim.push(message: "Alice signs in", account: "alice")
             #expect(try await Self.pending(cluster, count: 2).contains { $0.message.contains("Alice signs in") })
 
-            let mute = try cluster.pushctl(["mute", "--for", "20m", shown[0].accountId])
+            let mute = try await cluster.pushctl(["mute", "--for", "20m", shown[0].accountId])
             #expect(mute.status == 0 && mute.stdout.contains("muted until"), "mute: \(mute.stderr)")
             let bobMuted = try #require(try await cluster.client.status().mutedAccounts?.first)
             #expect(abs(bobMuted.mutedUntil!.timeIntervalSinceNow - 1200) < 30)
-            let badDuration = try cluster.pushctl(["mute", "--for", "soon", alice])
+            let badDuration = try await cluster.pushctl(["mute", "--for", "soon", alice])
             #expect(badDuration.status != 0 && badDuration.stderr.contains("not a duration"))
             _ = forBob
         }
@@ -145,20 +145,20 @@ struct PushFatigueTests {
             }
             _ = try await Self.pending(cluster, count: 4)
 
-            let onlyAlice = try cluster.pushctl(["deny", "--all", "--account", alice])
+            let onlyAlice = try await cluster.pushctl(["deny", "--all", "--account", alice])
             #expect(onlyAlice.status == 0, "deny --all --account: \(onlyAlice.stderr)")
             #expect(onlyAlice.stdout.components(separatedBy: " denied").count == 3, "\(onlyAlice.stdout)")
             let left = try await Self.pending(cluster, count: 2)
             #expect(left.allSatisfy { $0.accountId != alice })
             #expect(try await Self.answers(sim, for: Array(pushes.prefix(2))).values.allSatisfy { $0 == "denied" })
 
-            let rest = try cluster.pushctl(["deny", "--all"])
+            let rest = try await cluster.pushctl(["deny", "--all"])
             #expect(rest.status == 0, "deny --all: \(rest.stderr)")
             #expect(try await Self.answers(sim, for: Array(pushes.suffix(2))).values.allSatisfy { $0 == "denied" })
             #expect(try await cluster.client.approvals(state: .pending).isEmpty)
-            #expect(try cluster.pushctl(["deny", "--all"]).stdout.contains("nothing pending"))
+            #expect(try await cluster.pushctl(["deny", "--all"]).stdout.contains("nothing pending"))
 
-            let neither = try cluster.pushctl(["deny"])
+            let neither = try await cluster.pushctl(["deny"])
             #expect(neither.status != 0 && neither.stderr.contains("or --all"))
         }
     }

@@ -12,8 +12,8 @@ struct PushTokenChangeTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")]).status == 0)
-            #expect(try cluster.pushctl(["enroll", try await sim.plusAuth.enrollURI(account: "bob")]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.plusAuth.enrollURI(account: "bob")]).status == 0)
             let oldToken = try await cluster.client.status().pushToken
             #expect(try await sim.deviceTokens()["alice"] == oldToken)
 
@@ -40,7 +40,7 @@ struct PushTokenChangeTests {
             #expect(plusAuth.needsTokenUpdate)
             #expect(plusAuth.tokenUpdateProblem?.contains("pushctl remove \(plusAuth.id)") == true,
                     "\(plusAuth.tokenUpdateProblem ?? "")")
-            let listing = try cluster.pushctl(["accounts"]).stdout
+            let listing = try await cluster.pushctl(["accounts"]).stdout
             #expect(listing.contains("push token changed: PlusAuth has no call to change a device's push token"), "\(listing)")
 
             let push = try await sim.push(message: "after the token change")
@@ -48,7 +48,7 @@ struct PushTokenChangeTests {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "after the token change" }
             }
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)
-            #expect(try cluster.pushctl(["approve", approval.id]).status == 0)
+            #expect(try await cluster.pushctl(["approve", approval.id]).status == 0)
             let answer = try await sim.answer(to: push.messageId)
             #expect(answer.outcome == "approved" && answer.verified)
 
@@ -65,7 +65,7 @@ struct PushTokenChangeTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")]).status == 0)
             let oldToken = try await cluster.client.status().pushToken
 
             try await sim.setOutage(down: true)
@@ -77,7 +77,7 @@ struct PushTokenChangeTests {
                 return account?.needsTokenUpdate == true
                     && account?.tokenUpdateProblem?.contains("ForgeRock could not be told the new push token") == true
             }
-            let listing = try cluster.pushctl(["accounts"]).stdout
+            let listing = try await cluster.pushctl(["accounts"]).stdout
             #expect(listing.contains("HTTP 503") && listing.contains("(retrying)"), "\(listing)")
             try await eventually("the update is tried again") {
                 (cluster.daemon?.text ?? "").components(separatedBy: "could not be told the new push token").count > 2

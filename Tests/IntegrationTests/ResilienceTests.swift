@@ -15,7 +15,7 @@ struct ResilienceTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             await cluster.daemon?.stop()
 
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_TEST_FAULT": fault])
@@ -41,7 +41,7 @@ struct ResilienceTests {
             // Long-polls of 60 s, so a shutdown that waited for one would show.
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_POLL_WAIT_SECONDS": "60"])
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             _ = try await sim.push(message: "still here after a restart")
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
 
@@ -63,13 +63,13 @@ struct ResilienceTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_ANSWER_WAIT_SECONDS": "1"])
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             _ = try await sim.push(ttl: 6)
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)
             await cluster.sim.stop()
 
-            let approve = try cluster.pushctl(["approve", approval.id])
+            let approve = try await cluster.pushctl(["approve", approval.id])
             #expect(approve.status == 0, "accepted locally: \(approve.stderr)")
             #expect(approve.stdout.contains("still sending"), "says the answer is in flight: \(approve.stdout)")
             try await eventually("the answer gives up at expiry", timeout: .seconds(15)) {
@@ -102,7 +102,7 @@ struct ResilienceTests {
                 let relay = try await cluster.client.status().relay
                 return relay.state == .backoff && relay.lastError != nil && relay.nextTryAt != nil
             }
-            let status = try cluster.pushctl(["status"])
+            let status = try await cluster.pushctl(["status"])
             #expect(status.stdout.contains("backoff"), "status: \(status.stdout)")
             #expect(status.stdout.contains("last error"))
 
@@ -111,7 +111,7 @@ struct ResilienceTests {
                 try await cluster.client.status().relay.state == .connected
             }
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             _ = try await sim.push()
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
         }
@@ -122,7 +122,7 @@ struct ResilienceTests {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try cluster.pushctl(["enroll", try await sim.enrollURI(totp: true)]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(totp: true)]).status == 0)
             _ = try await sim.push()
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)
@@ -130,20 +130,20 @@ struct ResilienceTests {
             chmod(cluster.directory, 0o755)
             chmod(cluster.socketPath, 0o666)
 
-            let list = try cluster.pushctl(["list"], asUID: Self.nobody)
+            let list = try await cluster.pushctl(["list"], asUID: Self.nobody)
             #expect(list.status == 0, "a non-operator can read: \(list.stderr)")
             #expect(list.stdout.contains(approval.id))
-            let approve = try cluster.pushctl(["approve", approval.id], asUID: Self.nobody)
+            let approve = try await cluster.pushctl(["approve", approval.id], asUID: Self.nobody)
             #expect(approve.status == 1)
             #expect(approve.stderr.contains("may read but not approve"), "says why: \(approve.stderr)")
             #expect(try await cluster.client.approval(approval.id).state == .pending)
 
             // A TOTP code signs its holder in: reading one takes an operator too.
             let account = try #require(try await cluster.client.accounts().first)
-            let code = try cluster.pushctl(["code", account.id], asUID: Self.nobody)
+            let code = try await cluster.pushctl(["code", account.id], asUID: Self.nobody)
             #expect(code.status == 1)
             #expect(code.stderr.contains("read codes"), "says why: \(code.stderr)")
-            #expect(try cluster.pushctl(["code", account.id]).status == 0, "root may")
+            #expect(try await cluster.pushctl(["code", account.id]).status == 0, "root may")
         }
     }
 }

@@ -10,7 +10,7 @@ struct SealedSecretsTests {
     @Test func enrolledSecretsAreSealedAndACopiedStoreIsRefused() async throws {
         try await ForgeRockEndToEndTests.withEnrolledCluster { cluster, sim in
             let uri = try await sim.enrollURI(account: "bob")
-            #expect(try cluster.pushctl(["enroll", uri]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", uri]).status == 0)
             let sharedSecret = try #require(URLComponents(string: uri)?.queryItems?.first { $0.name == "s" }?.value)
             let stored = Self.standardBase64(ofBase64URL: sharedSecret).split(separator: "/").max { $0.count < $1.count } ?? ""
             #expect(stored.count >= 8)
@@ -21,7 +21,7 @@ struct SealedSecretsTests {
                 let bytes = try #require(FileManager.default.contents(atPath: cluster.stateDirectory + "/" + file))
                 #expect(bytes.range(of: Data(stored.utf8)) == nil, "\(file) holds the shared secret in clear")
             }
-            let status = try cluster.pushctl(["status"])
+            let status = try await cluster.pushctl(["status"])
             #expect(status.stdout.contains("secrets sealed by: key file"), "\(status.stdout)")
 
             // The store alone, in a fresh state directory: the daemon makes a new key there and must refuse.
@@ -32,7 +32,7 @@ struct SealedSecretsTests {
             for file in try FileManager.default.contentsOfDirectory(atPath: cluster.stateDirectory) where file.hasPrefix("agent.sqlite") {
                 try FileManager.default.copyItem(atPath: cluster.stateDirectory + "/" + file, toPath: copy + "/" + file)
             }
-            let refused = try CommandResult.run(Binaries.path("pushagentd"), [
+            let refused = try await CommandResult.run(Binaries.path("pushagentd"), [
                 "--state-dir", copy, "--socket", cluster.directory + "/copy.sock", "--relay", cluster.relayURL])
             #expect(refused.status != 0)
             #expect(refused.stderr.contains("sealed with another key") && refused.stderr.contains("pushctl restore"),

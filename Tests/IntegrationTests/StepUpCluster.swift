@@ -16,7 +16,7 @@ struct StepUpCluster {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
             let uri = try await SimClient(baseURL: cluster.simURL).enrollURI(account: "alice", totp: true)
-            let enroll = try cluster.pushctl(["enroll", uri])
+            let enroll = try await cluster.pushctl(["enroll", uri])
             try #require(enroll.status == 0, "enroll: \(enroll.stderr)")
             guard case .forgeRock(let parsed) = try EnrollmentURI.parse(uri), let totp = parsed.totp else {
                 throw HarnessError("pushsim's TOTP enrollment URI carries no TOTP parameters: \(uri)")
@@ -34,7 +34,7 @@ struct StepUpCluster {
         if trigger.hasSuffix("otp") {
             arguments += ["--totp-secret", Base32.encode(totp.secret)]
         } else {
-            let jwks = try cluster.pushctl(["--json", "jwks"])
+            let jwks = try await cluster.pushctl(["--json", "jwks"])
             try #require(jwks.status == 0, "pushctl jwks: \(jwks.stderr)")
             let file = cluster.directory + "/jwks.json"
             try Data(jwks.stdout.utf8).write(to: URL(fileURLWithPath: file))

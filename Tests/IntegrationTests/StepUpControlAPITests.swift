@@ -18,21 +18,15 @@ struct StepUpControlAPITests {
             chmod(cluster.socketPath, 0o666)
             let (server, url) = try await stepUp.startServer(trigger: "github-otp")
             let arguments = stepUp.exampleArguments(url, trigger: "github-otp")
-            // CommandResult.run blocks until the program ends (after the approval): on a thread of its own, not the pool's.
+            // The program ends only after the approval below.
             let example = Task {
-                try await withCheckedThrowingContinuation { continuation in
-                    Thread.detachNewThread {
-                        continuation.resume(with: Result {
-                            try CommandResult.run(Binaries.path("stepup-example"), arguments, asUID: Self.nobody)
-                        })
-                    }
-                }
+                try await CommandResult.run(Binaries.path("stepup-example"), arguments, asUID: Self.nobody)
             }
             let approval = try #require(try await stepUp.pendingStepUps().first)
             #expect(approval.message.contains("uid \(Self.nobody))"), "the kernel's uid, not a claim: \(approval.message)")
             #expect(approval.context.user?.contains("uid \(Self.nobody)") == true)
 
-            let approveAsNobody = try cluster.pushctl(["approve", approval.id], asUID: Self.nobody)
+            let approveAsNobody = try await cluster.pushctl(["approve", approval.id], asUID: Self.nobody)
             #expect(approveAsNobody.status == 1, "asking is not approving")
             #expect(approveAsNobody.stderr.contains("may read but not approve"))
             let collect = await Self.failure { _ = try await cluster.client.stepUp(approval.id) }
@@ -42,7 +36,7 @@ struct StepUpControlAPITests {
             #expect(withdraw?.status == 403 && withdraw?.message.contains("only that uid may withdraw") == true,
                     "\(String(describing: withdraw))")
 
-            #expect(try cluster.pushctl(["approve", approval.id]).status == 0)
+            #expect(try await cluster.pushctl(["approve", approval.id]).status == 0)
             let result = try await example.value
             #expect(result.status == 0, "stepup-example as nobody: \(result.stdout) \(result.stderr)")
             #expect(result.stdout.contains("HTTP 200"))
@@ -63,7 +57,7 @@ struct StepUpControlAPITests {
             #expect(again?.status == 409 && again?.message.contains("already failed") == true, "\(String(describing: again))")
 
             let answered = try await client.requestStepUp(StepUpRequest(answer: .receipt, reason: "deploy"))
-            #expect(try stepUp.cluster.pushctl(["approve", answered.approval.id]).status == 0)
+            #expect(try await stepUp.cluster.pushctl(["approve", answered.approval.id]).status == 0)
             let late = await Self.failure { _ = try await client.withdrawStepUp(answered.approval.id) }
             #expect(late?.status == 409 && late?.message.contains("already approved") == true, "\(String(describing: late))")
             #expect(try await client.stepUp(answered.approval.id).receipt != nil, "the approval stands")
@@ -101,7 +95,7 @@ struct StepUpControlAPITests {
             #expect(await Self.failure { _ = try await client.stepUp(asked.id, wait: 61) }?.status == 400)
             let waited = try await client.stepUp(asked.id, wait: 1)
             #expect(waited.approval.state == .pending && waited.receipt == nil, "no answer before approval")
-            #expect(try stepUp.cluster.pushctl(["deny", asked.id]).status == 0)
+            #expect(try await stepUp.cluster.pushctl(["deny", asked.id]).status == 0)
             let denied = try await client.stepUp(asked.id)
             #expect(denied.approval.state == .denied && denied.receipt == nil && denied.code == nil)
         }
@@ -129,7 +123,7 @@ struct StepUpControlAPITests {
             let database = stepUp.cluster.stateDirectory + "/agent.sqlite"
             let mode = try FileManager.default.attributesOfItem(atPath: database)[.posixPermissions] as? Int
             #expect(mode == 0o600, "the key lives in the 0600 database")
-            let json = try stepUp.cluster.pushctl(["--json", "jwks"]).stdout
+            let json = try await stepUp.cluster.pushctl(["--json", "jwks"]).stdout
             #expect(json.contains(#""kid" : "\#(first.keys[0].kid)""#) && !json.contains("\"d\""), "public half only")
         }
     }

@@ -16,11 +16,11 @@ struct StepUpEndToEndTests {
             #expect(approval.provider == .local)
             #expect(approval.accountId == stepUp.account.id)
 
-            let list = try stepUp.cluster.pushctl(["list"])
+            let list = try await stepUp.cluster.pushctl(["list"])
             #expect(list.status == 0)
             #expect(list.stdout.contains(approval.id) && list.stdout.contains("stepup"))
             #expect(list.stdout.contains("stepup-example (pid \(example.pid), uid \(getuid()))"), "the caller, from SO_PEERCRED: \(list.stdout)")
-            let show = try stepUp.cluster.pushctl(["show", approval.id])
+            let show = try await stepUp.cluster.pushctl(["show", approval.id])
             #expect(show.stdout.contains("app: stepup-example"), "\(show.stdout)")
             #expect(show.stdout.contains("a request to \(url.replacingOccurrences(of: "/protected", with: ""))"))
             #expect(show.stdout.contains("one-time password required (delivered by app)"))
@@ -28,7 +28,7 @@ struct StepUpEndToEndTests {
             try await eventually("all three requests were challenged") { server.text.occurrences(of: "challenged GET /protected") == 3 }
             #expect(try await stepUp.cluster.client.approvals(state: nil).filter { $0.kind == .stepup }.count == 1,
                     "three challenged requests, one step-up")
-            let approve = try stepUp.cluster.pushctl(["approve", String(approval.id.prefix(10))])
+            let approve = try await stepUp.cluster.pushctl(["approve", String(approval.id.prefix(10))])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
 
             let exit = try await example.waitForExit(timeout: .seconds(30))
@@ -53,7 +53,7 @@ struct StepUpEndToEndTests {
             }
             #expect(approval.accountId.isEmpty, "a receipt names no account")
             #expect(approval.message.contains("A step-up approval is required"))
-            #expect(try stepUp.cluster.pushctl(["approve", approval.id]).status == 0)
+            #expect(try await stepUp.cluster.pushctl(["approve", approval.id]).status == 0)
             let exit = try await example.waitForExit(timeout: .seconds(30))
             #expect(exit.status == 0, "stepup-example: \(example.text)")
             try await eventually("the server verified the receipt") { server.text.contains("receipt \(approval.id) verified") }
@@ -69,7 +69,7 @@ struct StepUpEndToEndTests {
             let (server, url) = try await stepUp.startServer(trigger: "npm-otp")
             let example = try stepUp.startExample(url, trigger: "npm-otp", requests: 2)
             let approval = try #require(try await stepUp.pendingStepUps().first)
-            #expect(try stepUp.cluster.pushctl(["deny", approval.id]).status == 0)
+            #expect(try await stepUp.cluster.pushctl(["deny", approval.id]).status == 0)
             let exit = try await example.waitForExit(timeout: .seconds(30))
             #expect(exit.status == 1)
             #expect(example.text.occurrences(of: "step-up \(approval.id) was denied") == 2, "both requests name the cause: \(example.text)")

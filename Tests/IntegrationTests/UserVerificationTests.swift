@@ -20,7 +20,7 @@ struct UserVerificationTests {
                 "HOME": cluster.directory, "PUSHAGENT_USER_VERIFICATION_PAM_DIR": pam.directory,
             ], asUID: nobody)
             let sim = SimClient(baseURL: cluster.simURL)
-            let enroll = try cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")], asUID: nobody)
+            let enroll = try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")], asUID: nobody)
             #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
             try await body(cluster, sim)
         }
@@ -42,33 +42,33 @@ struct UserVerificationTests {
         try await Self.withNobodyDaemon { cluster, sim in
             let (push, approval) = try await Self.biometricPush(cluster, sim)
 
-            let stated = try cluster.pushctl(["approve", approval.id, "--user-verified"], asUID: Self.nobody)
+            let stated = try await cluster.pushctl(["approve", approval.id, "--user-verified"], asUID: Self.nobody)
             #expect(stated.status == 1, "only root may state it: \(stated.stderr)")
             #expect(stated.stderr.contains("user_verified is accepted from root only"), "\(stated.stderr)")
             #expect(stated.stderr.contains("asks for your login password"), "says how: \(stated.stderr)")
-            let raw = try CommandResult.run("/usr/bin/curl", [
+            let raw = try await CommandResult.run("/usr/bin/curl", [
                 "-s", "-w", " %{http_code}", "--unix-socket", cluster.socketPath, "-X", "POST",
                 "-d", #"{"user_verified": true}"#, "http://agent/v1/approvals/\(approval.id)/approve",
             ], asUID: Self.nobody)
             #expect(raw.stdout.hasSuffix(" 403") && raw.stdout.contains(#""code":"forbidden""#), "\(raw.stdout)")
 
-            let withoutTerminal = try cluster.pushctl(["approve", approval.id], asUID: Self.nobody)
+            let withoutTerminal = try await cluster.pushctl(["approve", approval.id], asUID: Self.nobody)
             #expect(withoutTerminal.status == 1, "\(withoutTerminal.stderr)")
             #expect(withoutTerminal.stderr.contains("--password-fd"), "says how: \(withoutTerminal.stderr)")
 
-            let wrong = try CommandResult.run(Binaries.path("pushctl"), [
+            let wrong = try await CommandResult.run(Binaries.path("pushctl"), [
                 "--socket", cluster.socketPath, "approve", approval.id, "--password-fd", "0",
             ], asUID: Self.nobody, input: "not the password\n")
             #expect(wrong.status == 1, "\(wrong.stderr)")
             #expect(wrong.stderr.contains("user verification failed for nobody: "), "\(wrong.stderr)")
             #expect(try await cluster.client.approval(approval.id).state == .pending)
-            let audit = try CommandResult.run("/usr/bin/sqlite3", [
+            let audit = try await CommandResult.run("/usr/bin/sqlite3", [
                 cluster.stateDirectory + "/agent.sqlite",
                 "SELECT peer_uid, subject, detail FROM audit WHERE event = 'verify_failed'",
             ])
             #expect(audit.stdout == "\(Self.nobody)|\(approval.id)|user=nobody\n", "audited: \(audit.stdout)\(audit.stderr)")
 
-            let right = try CommandResult.run(Binaries.path("pushctl"), [
+            let right = try await CommandResult.run(Binaries.path("pushctl"), [
                 "--socket", cluster.socketPath, "approve", approval.id, "--password-fd", "0",
             ], asUID: Self.nobody, input: Self.password + "\n")
             #expect(right.status == 0, "\(right.stderr)")

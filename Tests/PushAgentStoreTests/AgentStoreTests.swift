@@ -76,12 +76,16 @@ struct AgentStoreTests {
         #expect(try await store.approval(matching: lapsed.id).approval.state == .pending, "left for the sweeper to expire")
     }
 
-    @Test func filesArePrivate() throws {
-        let (_, directory) = try makeStore()
+    /// Without touching the process's umask (other work of the same process would make files meanwhile).
+    @Test func filesArePrivate() async throws {
+        let (store, directory) = try makeStore()
+        try await register(store)
         let attributes = try FileManager.default.attributesOfItem(atPath: directory)
         #expect((attributes[.posixPermissions] as? Int) == 0o700)
-        let file = try FileManager.default.attributesOfItem(atPath: directory + "/agent.sqlite")
-        #expect((file[.posixPermissions] as? Int) == 0o600)
+        for name in ["agent.sqlite", "agent.sqlite-wal", "agent.sqlite-shm"] {
+            let file = try FileManager.default.attributesOfItem(atPath: directory + "/" + name)
+            #expect((file[.posixPermissions] as? Int) == 0o600, "\(name)")
+        }
     }
 
     @Test func messageEffectAndCursorCommitTogether() async throws {

@@ -118,7 +118,7 @@ struct PostgresClusterTests {
     @Test func instancesStartingTogetherMigrateTheEmptyDatabaseOnce() async throws {
         let server = try await PostgresScope.server()
         let name = "migrate_\(UInt32.random(in: 0...UInt32.max))"
-        let url = try server.createDatabase(name)
+        let url = try await server.createDatabase(name)
         let database = try RelayDatabaseSetting(url: url, passwordFile: server.passwordFile)
             .resolve(origin: "test", passwordInURLAllowed: false)
         let relays = try await withThrowingTaskGroup(of: TestRelay.self) { group in
@@ -128,7 +128,7 @@ struct PostgresClusterTests {
         let device = try await relays[0].register()
         #expect(try await relays[2].send(to: device).status == 200)
         for relay in relays { try await relay.stop() }
-        #expect(try server.sql("SELECT count(*), max(version) FROM schema_version", database: name) == "1|1")
+        #expect(try await server.sql("SELECT count(*), max(version) FROM schema_version", database: name) == "1|1")
     }
 
     @Test func aWrongPasswordSaysWhatToCheck() async throws {

@@ -29,7 +29,10 @@ struct InProcessAgent {
         let logger = Logger(label: "in-process-agent")
         let agent = AgentServices(store: try AgentStore(directory: directory), config: LiveConfig(config), logger: logger)
         let (listening, ready) = AsyncStream.makeStream(of: Void.self)
-        let server = ControlServer(listener: .bound(path: config.socketPath), responder: agent.responder,
+        // Handed over bound, as systemd's socket activation does: binding a path itself, the server sets the umask,
+        // which is the whole test process's and would make other tests' files private meanwhile.
+        let listener = ControlListener.activated(fd: try listeningSocket(at: config.socketPath), path: config.socketPath)
+        let server = ControlServer(listener: listener, responder: agent.responder,
                                    socketMode: config.socketMode, limits: ControlConnectionLimits(config),
                                    logger: logger) { ready.yield() }
         let group = ServiceGroup(services: [server], logger: logger)
@@ -56,24 +59,43 @@ struct InProcessAgent {
         return account
     }
 
-    /// A pending approval as ingest commits one. Its answer goes to a provider address nothing listens on and is
-    /// retried until the approval expires, a few seconds later, so no answer outlives its test for long.
+    /// A pending approval as ingest commits one; its answer goes to a provider address nothing listens on.
     func pending(_ kind: ApprovalKind, of account: Account, numbers: [String]? = nil) async throws -> Approval {
         let notification = ForgeRockNotification(
             messageId: "AUTHENTICATE:\(UUID())", mechanismUid: account.id,
-            challenge: Data(repeating: 1, count: 32).base64EncodedString(), ttlSeconds: 5, cookie: nil,
+            challenge: Data(repeating: 1, count: 32).base64EncodedString(), ttlSeconds: 120, cookie: nil,
             issuedAt: Date(), text: nil, pushType: kind == .number ? .challenge : kind == .verify ? .biometric : .default,
             numbers: numbers, contextInfo: nil, userId: nil)
         let draft = ApprovalDraft(
             provider: account.provider, accountId: account.id, kind: kind, numbers: numbers, title: "Sign in?",
             message: "Sign in to Example", context: ApprovalContext(user: account.name), requestedAt: Date(),
-            expiresAt: Date().addingTimeInterval(5), dedupeKey: UUID().uuidString,
+            expiresAt: Date().addingTimeInterval(120), dedupeKey: UUID().uuidString,
             answerContext: try JSONEncoder().encode(notification))
         let outcomes = try await store.commitMessages([MessageCommit(
             source: .poll(key: "test:\(UUID())"), result: .success(.approval(draft)), provider: account.provider)])
         guard case .created(let approval)? = outcomes.first else { throw InProcessAgentError("not created: \(outcomes)") }
         return approval
     }
+}
+
+/// A listening Unix socket at `path`.
+private func listeningSocket(at path: String) throws -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard fd >= 0, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        throw InProcessAgentError("cannot make a socket for \(path)")
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+    let bound = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    guard bound == 0, listen(fd, 64) == 0 else {
+        close(fd)
+        throw InProcessAgentError("cannot listen on \(path): \(String(cString: strerror(errno)))")
+    }
+    return fd
 }
 
 struct InProcessAgentError: Error, CustomStringConvertible {

@@ -39,7 +39,7 @@ struct PostgresScope: SuiteTrait, TestScoping {
     /// A new, empty database on the suite's cluster, so that tests running at once do not meet.
     static func freshDatabase() async throws -> RelayDatabase {
         let server = try await server()
-        let url = try server.createDatabase("t_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))")
+        let url = try await server.createDatabase("t_\(UUID().uuidString.prefix(12).lowercased().replacingOccurrences(of: "-", with: ""))")
         return try RelayDatabaseSetting(url: url, passwordFile: server.passwordFile).resolve(origin: "test", passwordInURLAllowed: false)
     }
 }
