@@ -28,7 +28,7 @@ struct SocketActivationTests {
             """.write(toFile: configFile, atomically: true, encoding: .utf8)
         }
         try writeConfig(operators: "[\"@pushagent\"]", logLevel: "info")
-        let listener = try Self.listeningSocket(at: socket)
+        let listener = try ListeningSocket.unix(at: socket)
         let daemon = try ManagedProcess(
             name: "pushagentd", executable: "/bin/sh",
             arguments: ["-c", "exec 3<&0 </dev/null; LISTEN_FDS=1 LISTEN_PID=$$ exec \"$0\" \"$@\"",
@@ -60,19 +60,5 @@ struct SocketActivationTests {
         let exit = try await daemon.waitForExit()
         #expect(exit.status == 0 && !exit.signaled, "stops cleanly: \(daemon.text)")
         #expect(FileManager.default.fileExists(atPath: socket), "the socket belongs to the activator and is left in place")
-    }
-
-    static func listeningSocket(at path: String) throws -> Int32 {
-        let fd = Glibc.socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: path.utf8.prefix($0.count - 1)) }
-        let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard fd >= 0, bound == 0, listen(fd, 16) == 0 else {
-            throw HarnessError("cannot listen on \(path): \(String(cString: strerror(errno)))")
-        }
-        return fd
     }
 }

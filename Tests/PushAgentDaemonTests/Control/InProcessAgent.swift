@@ -1,3 +1,4 @@
+import ClusterHarness
 import ControlClient
 import ControlWire
 import Foundation
@@ -31,7 +32,7 @@ struct InProcessAgent {
         let (listening, ready) = AsyncStream.makeStream(of: Void.self)
         // Handed over bound, as systemd's socket activation does: binding a path itself, the server sets the umask,
         // which is the whole test process's and would make other tests' files private meanwhile.
-        let listener = ControlListener.activated(fd: try listeningSocket(at: config.socketPath), path: config.socketPath)
+        let listener = ControlListener.activated(fd: try ListeningSocket.unix(at: config.socketPath), path: config.socketPath)
         let server = ControlServer(listener: listener, responder: agent.responder,
                                    socketMode: config.socketMode, limits: ControlConnectionLimits(config),
                                    logger: logger) { ready.yield() }
@@ -73,32 +74,7 @@ struct InProcessAgent {
             answerContext: try JSONEncoder().encode(notification))
         let outcomes = try await store.commitMessages([MessageCommit(
             source: .poll(key: "test:\(UUID())"), result: .success(.approval(draft)), provider: account.provider)])
-        guard case .created(let approval)? = outcomes.first else { throw InProcessAgentError("not created: \(outcomes)") }
+        guard case .created(let approval)? = outcomes.first else { throw HarnessError("not created: \(outcomes)") }
         return approval
     }
-}
-
-/// A listening Unix socket at `path`.
-private func listeningSocket(at path: String) throws -> Int32 {
-    let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    let bytes = Array(path.utf8)
-    guard fd >= 0, bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-        throw InProcessAgentError("cannot make a socket for \(path)")
-    }
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-    let bound = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
-    guard bound == 0, listen(fd, 64) == 0 else {
-        close(fd)
-        throw InProcessAgentError("cannot listen on \(path): \(String(cString: strerror(errno)))")
-    }
-    return fd
-}
-
-struct InProcessAgentError: Error, CustomStringConvertible {
-    var description: String
-    init(_ description: String) { self.description = description }
 }

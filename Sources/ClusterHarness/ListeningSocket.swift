@@ -1,0 +1,24 @@
+import Foundation
+
+/// A Unix stream socket bound to a path and listening, as systemd hands one to a socket-activated service.
+public enum ListeningSocket {
+    public static func unix(at path: String) throws -> Int32 {
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            throw HarnessError("\(path) is too long for a Unix socket")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 64) == 0 else {
+            let cause = String(cString: strerror(errno))
+            if fd >= 0 { close(fd) }
+            throw HarnessError("cannot listen on \(path): \(cause)")
+        }
+        return fd
+    }
+}
