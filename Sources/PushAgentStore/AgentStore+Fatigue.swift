@@ -20,12 +20,15 @@ extension AgentStore {
     /// denied (`denying`, automatic `superseded`): their answers are the caller's to send.
     public func supersedeSimilar(to approval: Approval) async throws -> [StoredApproval] {
         try await pool.write { db in
-            guard let newest = try ApprovalRecord.fetchOne(db, key: approval.id), let key = newest.similarityKey else {
-                return []
-            }
+            // A batch commits all its look-alikes before the first is handled: only the ones stored before this one
+            // (rowid order is arrival order) give way, and only to one still pending.
+            guard let newest = try ApprovalRecord.fetchOne(db, key: approval.id), let key = newest.similarityKey,
+                  newest.state == ApprovalState.pending.rawValue,
+                  let newestRow = try Int64.fetchOne(db, sql: "SELECT rowid FROM approval WHERE id = ?", arguments: [newest.id])
+            else { return [] }
             let older = try ApprovalRecord.filter(
                 Column("account_id") == newest.accountId && Column("similarity_key") == key
-                    && Column("state") == ApprovalState.pending.rawValue && Column("id") != newest.id).fetchAll(db)
+                    && Column("state") == ApprovalState.pending.rawValue && Column.rowID < newestRow).fetchAll(db)
             return try older.map { record in
                 var record = record
                 try record.denyAutomatically(.superseded)

@@ -94,6 +94,24 @@ struct StoreFatigueTests {
         }
     }
 
+    /// A batch (one relay poll, one privacyIDEA poll) commits all its look-alikes before the defence handles the first:
+    /// handling them in order must leave the newest pending, not deny it for an older one (nor leave none).
+    @Test func lookAlikesCommittedTogetherLeaveTheNewestPending() async throws {
+        try await withStore { store in
+            let noBudget = PushBudget(limit: 0, window: 60)
+            var created: [Approval] = []
+            for key in ["1", "2", "3"] {
+                guard case .created(let approval) = try await push(store, key, message: "same", at: start, budget: noBudget) else {
+                    Issue.record("expected an approval"); return
+                }
+                created.append(approval)
+            }
+            for approval in created { _ = try await store.supersedeSimilar(to: approval) }
+            let pending = try await store.approvals(state: .pending)
+            #expect(pending.map(\.id) == [created[2].id], "only the newest stays: \(pending.map(\.message))")
+        }
+    }
+
     @Test func pushesDeniedForTheBudgetOrAMuteAreInHistoryOnceAsRejections() async throws {
         try await withStore { store in
             _ = try await store.setMute(accountMatching: "acc_a", until: start + 600, reason: "r")
