@@ -38,7 +38,7 @@ DEB_FILE = .build/pushagent_$(VERSION)_$(DEB_ARCH).deb
 # none for the tests' debug package (fast to build and install), xz for a release package.
 DEB_COMPRESS ?= xz
 
-.PHONY: all deps build test test-systemd demo demo-check bench bench-relay bench-relay-smoke bench-relay-cluster bench-relay-cluster-smoke soak generated install install-files deb clean
+.PHONY: all deps build proto test test-systemd demo demo-check bench bench-relay bench-relay-smoke bench-relay-cluster bench-relay-cluster-smoke soak generated install install-files deb clean
 
 all: build
 
@@ -120,6 +120,16 @@ fuzz: fuzz-build
 	Fuzz/run-fuzzers.sh $(FUZZ_SECONDS)
 fuzz-smoke: fuzz-build
 	Fuzz/run-fuzzers.sh $(FUZZ_SMOKE_SECONDS)
+
+# FCM's MCS and check-in messages (proto/fcm, Chromium's files as firebase-messaging ships them), generated once and
+# committed: swift-protobuf's plugin takes minutes to build, and protoc is only needed here (apt: protobuf-compiler).
+PROTOC_GEN_SWIFT ?= .build/protoc-gen-swift/.build/release/protoc-gen-swift
+proto:
+	test -x $(PROTOC_GEN_SWIFT) || { rm -rf .build/protoc-gen-swift && \
+		git clone -q -b 1.39.0 https://github.com/apple/swift-protobuf.git .build/protoc-gen-swift && \
+		cd .build/protoc-gen-swift && $(SWIFT) build -c release --product protoc-gen-swift; }
+	protoc --plugin=$(PROTOC_GEN_SWIFT) --swift_opt=Visibility=Public \
+		--swift_out=Sources/PushAgentCore/FCM/Proto -I proto/fcm proto/fcm/*.proto
 
 # The programs, and from them the man pages (swift-argument-parser's generate-manual) and shell completions.
 generated: deps

@@ -35,6 +35,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
         // The relay's shared storage for several instances (docs/relay.md, "PostgreSQL: several instances").
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // FCM's MCS and check-in messages (the generated code is committed: `make proto` regenerates it).
+        .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
     ],
     targets: [
         // C bindings
@@ -53,6 +55,7 @@ let package = Package(
             // RSA keys for PlusAuth's RS256 (jwt-kit builds on the same module), and their PKCS#1 DER for JWK export.
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "SwiftASN1", package: "swift-asn1"),
+            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
         ], swiftSettings: swiftSettings),
         // The one HTTP client (libcurl): daemon outbound calls, pushsim sends, pushctl over the socket.
         .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
