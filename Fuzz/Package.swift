@@ -25,6 +25,8 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzControlRequests", []),
     ("FuzzBackupFile", []),
     ("FuzzProviderReplies", []),
+    ("FuzzMCSFraming", []),
+    ("FuzzWebPush", []),
     ("FuzzRelaySendBody", ["RelaySendBody"]),
     ("FuzzRelayPollReply", ["RelayPollReply"]),
 ]

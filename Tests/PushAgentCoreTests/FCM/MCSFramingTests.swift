@@ -55,6 +55,19 @@ struct MCSFramingTests {
         #expect(decoded.rawData.count == 35)
     }
 
+    /// The fuzz seed was written by Google's own protobuf runtime (Python, with firebase-messaging's generated mcs_pb2):
+    /// a stream nobody here encoded.
+    @Test func aStreamEncodedByGooglesProtobufDecodes() throws {
+        let seed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+            "../../../Fuzz/Corpus/FuzzMCSFraming/recorded-stream").standardized
+        let messages = try Self.decodeAll(try Data(contentsOf: seed).dropFirst())
+        guard messages.count == 3, case .loginResponse(let login) = messages[0], case .data(let data) = messages[1],
+              case .heartbeatPing(let ping) = messages[2] else { Issue.record("\(messages)"); return }
+        #expect(login.id == "chrome-63.0.3234.0" && login.serverTimestamp == 1_697_190_143_057)
+        #expect(data.persistentID == "0:0123456789123456%0123456789abcdef" && data.rawData.count == 35)
+        #expect(ping.lastStreamIDReceived == 2)
+    }
+
     @Test func aSelectiveAckCarriesItsIDs() throws {
         let ack = try MCSMessage.selectiveAck(["0:1%a", "0:2%b"])
         let decoded = try Self.decodeAll(try MCSFraming.frame(ack, withVersion: true))
