@@ -7,10 +7,11 @@ SWIFT ?= swift
 # and the agent's state with); libpam0g-dev: the PAM headers pushagentd checks a password for a verify approval with;
 # xvfb, dbus-daemon/dbus-bin, dunst and fonts-dejavu-core: the desktop `pushctl notify` is tested on (a notification
 # server with actions, on a private session bus); postgresql and nginx: the relay on PostgreSQL, several instances
-# behind a load balancer (each test runs its own private cluster and nginx, never the system services).
+# behind a load balancer (each test runs its own private cluster and nginx, never the system services); openssl: the
+# test certificate of pushsim's FCM emulator (MCS over TLS), which PyPI firebase-messaging is tested against.
 APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool python3-venv python3-cryptography \
 	libzbar-dev libpng-dev libjpeg62-turbo-dev qrencode netpbm libjpeg-turbo-progs systemd-container curl sqlite3 \
-	libpam0g-dev xvfb dbus-daemon dbus-bin dunst fonts-dejavu-core postgresql nginx
+	libpam0g-dev xvfb dbus-daemon dbus-bin dunst fonts-dejavu-core postgresql nginx openssl
 BIN := .build/debug
 
 # Installation layout (DESTDIR-aware). CONFIG=release links the Swift runtime statically, so the binaries need

@@ -37,6 +37,8 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // FCM's MCS and check-in messages (the generated code is committed: `make proto` regenerates it).
         .package(url: "https://github.com/apple/swift-protobuf.git", from: "1.39.0"),
+        // TLS of FCM's MCS connection (the agent's receiver, pushsim's emulator).
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
     ],
     targets: [
         // C bindings
@@ -116,6 +118,8 @@ let package = Package(
         .target(name: "PushSim", dependencies: [
             "PushAgentCore", "CurlHTTP",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
         ], swiftSettings: swiftSettings),

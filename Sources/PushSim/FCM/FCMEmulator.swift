@@ -1,0 +1,186 @@
+import Foundation
+import PushAgentCore
+import Synchronization
+
+/// Google's side of FCM for web-push clients, in memory: GCM devices from check-in, GCM and FCM registrations,
+/// Firebase installations, and per device the data messages not yet acknowledged over MCS. A message stays queued
+/// until the device acknowledges it (a selective ack, or its id in a later login), so a reconnect redelivers it.
+actor FCMEmulator {
+    struct Device {
+        let securityToken: UInt64
+        var queue: [McsProto_DataMessageStanza] = []
+        var session: MCSSessionOutbox?
+    }
+
+    struct GCMRegistration {
+        let androidID: UInt64
+        let subtype: String
+    }
+
+    struct WebRegistration {
+        let gcmToken: String
+        let sender: WebPushSender
+    }
+
+    private var devices: [UInt64: Device] = [:]
+    private var gcmRegistrations: [String: GCMRegistration] = [:]
+    private var installationsByRefresh: [String: String] = [:]
+    private var installationAuthTokens: Set<String> = []
+    private var webRegistrations: [String: WebRegistration] = [:]
+    private var sentCount = 0
+    let events: SimEvents
+
+    init(events: SimEvents) {
+        self.events = events
+    }
+
+    // MARK: registration
+
+    func checkIn(renewing id: UInt64?, securityToken: UInt64?) -> GCMDevice {
+        if let id, let securityToken, devices[id]?.securityToken == securityToken {
+            return GCMDevice(androidID: id, securityToken: securityToken)
+        }
+        let device = GCMDevice(androidID: UInt64.random(in: 1...UInt64(Int64.max)),
+                               securityToken: UInt64.random(in: 1...UInt64(Int64.max)))
+        devices[device.androidID] = Device(securityToken: device.securityToken)
+        events.emit("fcm check-in: device \(device.androidID)")
+        return device
+    }
+
+    func isKnown(_ device: GCMDevice) -> Bool { devices[device.androidID]?.securityToken == device.securityToken }
+
+    func registerGCM(_ device: GCMDevice, subtype: String) -> String {
+        let token = "gcm" + SimRandom.bytes(8).hex + ":APA91b" + SimRandom.bytes(32).hex
+        gcmRegistrations[token] = GCMRegistration(androidID: device.androidID, subtype: subtype)
+        return token
+    }
+
+    /// A new installation: its refresh token and first auth token.
+    func createInstallation(fid: String) -> (refreshToken: String, authToken: String) {
+        let refresh = "1_" + SimRandom.bytes(24).hex
+        installationsByRefresh[refresh] = fid
+        return (refresh, newAuthToken())
+    }
+
+    func refreshInstallation(refreshToken: String) -> String? {
+        installationsByRefresh[refreshToken] == nil ? nil : newAuthToken()
+    }
+
+    private func newAuthToken() -> String {
+        let token = "fis" + SimRandom.bytes(24).hex
+        installationAuthTokens.insert(token)
+        return token
+    }
+
+    enum WebRegistrationFailure: Error { case badAuth, unknownGCMToken, badKeys }
+
+    func registerWebPush(authToken: String, gcmToken: String, p256dh: Data, auth: Data) throws(WebRegistrationFailure)
+        -> String {
+        guard installationAuthTokens.contains(authToken) else { throw .badAuth }
+        guard gcmRegistrations[gcmToken] != nil else { throw .unknownGCMToken }
+        guard p256dh.count == 65, auth.count == 16 else { throw .badKeys }
+        let token = SimRandom.bytes(6).hex + ":APA91b" + SimRandom.bytes(40).hex
+        webRegistrations[token] = WebRegistration(gcmToken: gcmToken,
+                                                  sender: WebPushSender(receiverPublicKey: p256dh, authSecret: auth))
+        events.emit("fcm registration: token \(SimEvents.short(token))")
+        return token
+    }
+
+    // MARK: sending
+
+    enum SendFailure: Error { case unregistered }
+
+    /// FCM HTTP v1's send to a registration token: encrypted for the registration (aesgcm, as FCM does for web
+    /// push), queued on its device, and written to its MCS session when one is logged in. Returns the message id.
+    func send(data: [String: String], to token: String, from sender: String) throws -> String {
+        guard let registration = webRegistrations[token],
+              let gcm = gcmRegistrations[registration.gcmToken], devices[gcm.androidID] != nil else {
+            throw SendFailure.unregistered
+        }
+        sentCount += 1
+        let messageID = "\(sentCount)-" + SimRandom.bytes(6).hex
+        let payload = try JSONSerialization.data(withJSONObject: [
+            "data": data, "from": sender, "priority": "high", "fcmMessageId": messageID,
+        ], options: [.sortedKeys])
+        let sealed = try registration.sender.encrypt(aesgcm: payload)
+        var stanza = McsProto_DataMessageStanza()
+        stanza.id = messageID
+        stanza.from = sender
+        stanza.category = "org.chromium.linux"
+        stanza.persistentID = "0:\(Int(Date().timeIntervalSince1970 * 1000))%" + SimRandom.bytes(8).hex
+        stanza.rawData = sealed.body
+        stanza.ttl = 2_419_200
+        stanza.sent = Int64(Date().timeIntervalSince1970 * 1000)
+        stanza.appData = [("google.source", "webpush"), ("encryption", "salt=" + Self.paddedBase64URL(sealed.salt)),
+                          ("subtype", gcm.subtype), ("crypto-key", "dh=" + Self.paddedBase64URL(sealed.senderPublicKey))]
+            .map { key, value in
+                var item = McsProto_AppData()
+                item.key = key
+                item.value = value
+                return item
+            }
+        devices[gcm.androidID]!.queue.append(stanza)
+        devices[gcm.androidID]!.session?.send(.data(stanza))
+        events.emit("fcm send: \(messageID) to \(SimEvents.short(token)) (\(devices[gcm.androidID]!.queue.count) unacknowledged)")
+        return messageID
+    }
+
+    /// FCM writes these fields URL-safe and padded, which is what firebase-messaging decodes.
+    static func paddedBase64URL(_ data: Data) -> String {
+        data.base64EncodedString().replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+    }
+
+    // MARK: MCS sessions
+
+    /// A login: the device must be known with this token. Ids it lists as received are acknowledged; whatever stays
+    /// queued is sent again on the new session, which replaces any earlier one.
+    func logIn(androidID: UInt64, securityToken: UInt64, received: [String], session: MCSSessionOutbox) -> Bool {
+        guard devices[androidID]?.securityToken == securityToken else { return false }
+        acknowledge(received, device: androidID)
+        devices[androidID]!.session?.finish()
+        devices[androidID]!.session = session
+        events.emit("fcm mcs login: device \(androidID), \(devices[androidID]!.queue.count) to deliver")
+        for stanza in devices[androidID]!.queue { session.send(.data(stanza)) }
+        return true
+    }
+
+    func acknowledge(_ ids: [String], device androidID: UInt64) {
+        guard !ids.isEmpty else { return }
+        let before = devices[androidID]?.queue.count ?? 0
+        devices[androidID]?.queue.removeAll { ids.contains($0.persistentID) }
+        if let after = devices[androidID]?.queue.count, after < before {
+            events.emit("fcm ack: device \(androidID), \(before - after) acknowledged, \(after) unacknowledged")
+        }
+    }
+
+    func loggedOut(androidID: UInt64, session: MCSSessionOutbox) {
+        if devices[androidID]?.session === session { devices[androidID]!.session = nil }
+    }
+
+    func unacknowledgedCount(token: String) -> Int? {
+        guard let registration = webRegistrations[token], let gcm = gcmRegistrations[registration.gcmToken] else {
+            return nil
+        }
+        return devices[gcm.androidID]?.queue.count
+    }
+}
+
+/// Where the emulator writes a logged-in device's stanzas: its connection's outbound stream.
+final class MCSSessionOutbox: Sendable {
+    private let continuation: AsyncStream<MCSMessage>.Continuation
+    private let finished = Mutex(false)
+    let stream: AsyncStream<MCSMessage>
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: MCSMessage.self)
+    }
+
+    func send(_ message: MCSMessage) { continuation.yield(message) }
+
+    func finish() {
+        finished.withLock { $0 = true }
+        continuation.finish()
+    }
+
+    var isFinished: Bool { finished.withLock { $0 } }
+}

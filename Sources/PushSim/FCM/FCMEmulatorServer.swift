@@ -1,0 +1,52 @@
+import Foundation
+import Hummingbird
+import Logging
+
+/// `pushsim fcm serve`: Google's FCM as a web-push client and a sender see it. Its HTTP services on one listener
+/// (FCMEmulatorRoutes), MCS over TLS on another.
+public enum FCMEmulatorServer {
+    public struct Configuration: Sendable {
+        public var listen: SimAddress
+        public var mcsListen: SimAddress
+        public var certificateFile: String
+        public var privateKeyFile: String
+
+        public init(listen: SimAddress, mcsListen: SimAddress, certificateFile: String, privateKeyFile: String) {
+            self.listen = listen
+            self.mcsListen = mcsListen
+            self.certificateFile = certificateFile
+            self.privateKeyFile = privateKeyFile
+        }
+    }
+
+    /// Prints `pushsim listening on http://HOST:PORT` and `pushsim mcs listening on HOST:PORT` once each listens,
+    /// then one line per event; runs until SIGTERM or SIGINT.
+    public static func run(_ configuration: Configuration, logLevel: Logger.Level = .info) async throws {
+        var logger = Logger(label: "pushsim-fcm", factory: { StreamLogHandler.standardError(label: $0) })
+        logger.logLevel = logLevel
+        let emulator = FCMEmulator(events: SimEvents())
+        let mcs = try MCSServer(emulator: emulator, certificateFile: configuration.certificateFile,
+                                privateKeyFile: configuration.privateKeyFile, logger: logger)
+        let router = Router()
+        FCMEmulatorRoutes(emulator: emulator).add(to: router)
+        let listen = configuration.listen
+        let app = Application(
+            router: router,
+            configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "pushsim-fcm"),
+            onServerRunning: { channel in
+                let bound = SimAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port)
+                FileHandle.standardOutput.write(Data("pushsim listening on http://\(bound)\n".utf8))
+            },
+            logger: logger)
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask {
+                try await mcs.run(host: configuration.mcsListen.host, port: configuration.mcsListen.port) { bound in
+                    FileHandle.standardOutput.write(Data("pushsim mcs listening on \(bound)\n".utf8))
+                }
+            }
+            // The HTTP side owns the signal handling; when it returns, MCS stops with it.
+            try await app.runService()
+            tasks.cancelAll()
+        }
+    }
+}

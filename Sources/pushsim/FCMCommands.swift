@@ -1,0 +1,44 @@
+import ArgumentParser
+import PushSim
+
+struct FCMCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fcm",
+        abstract: "Play Google's FCM for web-push clients: check-in, registrations, MCS over TLS, and the v1 send API.",
+        subcommands: [Serve.self])
+
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve FCM's registration and send endpoints (under /fcm/) and MCS over TLS.",
+            discussion: "Prints 'pushsim listening on http://HOST:PORT' and 'pushsim mcs listening on HOST:PORT' once "
+                + "listening, then one line per event. SIGTERM or SIGINT stops it (exit 0). State is in memory.")
+
+        @Option(help: ArgumentHelp("Address of the HTTP endpoints; port 0 picks a free port.", valueName: "host:port"))
+        var listen: String
+
+        @Option(name: .customLong("mcs-listen"), help: ArgumentHelp("Address of MCS (TLS).", valueName: "host:port"))
+        var mcsListen: String
+
+        @Option(name: .customLong("tls-cert"), help: ArgumentHelp("PEM certificate chain MCS presents.", valueName: "file"))
+        var tlsCert: String
+
+        @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "file"))
+        var tlsKey: String
+
+        func validate() throws {
+            for (flag, value) in [("--listen", listen), ("--mcs-listen", mcsListen)] where SimAddress(parsing: value) == nil {
+                throw ValidationError("\(flag): expected HOST:PORT (port 0-65535, IPv6 in brackets), got '\(value)'")
+            }
+        }
+
+        func run() async throws {
+            do {
+                try await FCMEmulatorServer.run(.init(listen: SimAddress(parsing: listen)!,
+                                                      mcsListen: SimAddress(parsing: mcsListen)!,
+                                                      certificateFile: tlsCert, privateKeyFile: tlsKey))
+            } catch {
+                throw CommandFailure(message: "the FCM emulator stopped: \(error)")
+            }
+        }
+    }
+}
