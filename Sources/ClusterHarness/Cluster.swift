@@ -27,8 +27,9 @@ public final class Cluster: @unchecked Sendable {
         "PUSHAGENT_PUSH_LIMIT_PER_ACCOUNT": "0", "PUSHAGENT_COLLAPSE_SIMILAR_PENDING": "false",
     ]
 
-    /// Starts the relay (unless `startRelay` is false: then its address is reserved for `startRelay(port:)`) and pushsim.
-    public init(startRelay: Bool = true) async throws {
+    /// Starts the relay (unless `startRelay` is false: then its address is reserved for `startRelay(port:)`) and pushsim,
+    /// which sends its pushes through `simSendsThrough` (FCM's send API, say) instead of the relay when given.
+    public init(startRelay: Bool = true, simSendsThrough: String? = nil) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushagent-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         if startRelay {
@@ -38,7 +39,7 @@ public final class Cluster: @unchecked Sendable {
             relayURL = "http://127.0.0.1:\(try Self.freePort())"
         }
         sim = try ManagedProcess(name: "pushsim", executable: Binaries.path("pushsim"), arguments: [
-            "serve", "--listen", "127.0.0.1:0", "--relay", relayURL,
+            "serve", "--listen", "127.0.0.1:0", "--relay", simSendsThrough ?? relayURL,
             "--sender-key", Self.senderKey, "--project", Self.project])
         simURL = try await sim.waitForLine(startingWith: "pushsim listening on ")
     }
@@ -78,8 +79,9 @@ public final class Cluster: @unchecked Sendable {
     }
 
     /// Runs `body` with a new cluster and stops it afterwards; when `body` fails, pushagentd's output is printed.
-    public static func run(startRelay: Bool = true, _ body: (Cluster) async throws -> Void) async throws {
-        let cluster = try await Cluster(startRelay: startRelay)
+    public static func run(startRelay: Bool = true, simSendsThrough: String? = nil,
+                           _ body: (Cluster) async throws -> Void) async throws {
+        let cluster = try await Cluster(startRelay: startRelay, simSendsThrough: simSendsThrough)
         do {
             try await body(cluster)
         } catch {

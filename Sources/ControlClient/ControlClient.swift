@@ -46,8 +46,8 @@ public struct ControlClient: Sendable {
 
     public func status() async throws -> StatusResponse { try await get("/v1/status") }
     public func accounts() async throws -> [Account] { try await (get("/v1/accounts") as AccountsResponse).accounts }
-    public func enroll(uri: String, name: String? = nil) async throws -> Account {
-        try await call("POST", "/v1/accounts", body: EnrollRequest(uri: uri, name: name))
+    public func enroll(uri: String, name: String? = nil, fcmApp: String? = nil) async throws -> Account {
+        try await call("POST", "/v1/accounts", body: EnrollRequest(uri: uri, name: name, fcmApp: fcmApp))
     }
     public func removeAccount(_ id: String) async throws -> Account { try await call("DELETE", "/v1/accounts/\(escape(id))") }
     public func code(account id: String) async throws -> CodeResponse { try await get("/v1/accounts/\(escape(id))/code") }

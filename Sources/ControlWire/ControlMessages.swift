@@ -106,10 +106,15 @@ public struct StatusResponse: Codable, Sendable {
 public struct EnrollRequest: Codable, Sendable {
     public var uri: String
     public var name: String?
-    public init(uri: String, name: String? = nil) {
+    /// The Firebase app (pushagentd.toml's FCM settings) whose FCM token the provider gets; nil: the relay's token.
+    public var fcmApp: String?
+    public init(uri: String, name: String? = nil, fcmApp: String? = nil) {
         self.uri = uri
         self.name = name
+        self.fcmApp = fcmApp
     }
+
+    enum CodingKeys: String, CodingKey { case uri, name, fcmApp = "fcm_app" }
 }
 
 public struct AccountsResponse: Codable, Sendable {

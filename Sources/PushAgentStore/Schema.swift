@@ -146,6 +146,15 @@ enum Schema {
                 t.column("sealed_at", .datetime).notNull()
             }
         }
+        // The FCM receiver's registration per Firebase app (AgentStore+FCM): sealed whole, its token apart.
+        migrator.registerMigration("fcm-v1") { db in
+            try db.create(table: "fcm_registration") { t in
+                t.primaryKey("app", .text)
+                t.column("sealed", .blob).notNull()
+                t.column("token", .text).notNull()
+                t.column("registered_at", .datetime).notNull()
+            }
+        }
         return migrator
     }
 }

@@ -20,6 +20,10 @@ struct Enroll: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A PNG or JPEG picture of the QR code, instead of the URI.", valueName: "image"))
     var qr: String?
     @Option(help: "A name for the account (default: from the URI).") var name: String?
+    @Option(name: .customLong("fcm-app"), help: ArgumentHelp(
+        "Give the provider this machine's FCM token for the Firebase app NAME (pushagentd.toml's fcm_* settings: 'default'), so it can push through Google; without it, the relay's token.",
+        valueName: "name"))
+    var fcmApp: String?
     @Flag(help: "Parse the URI and show what would be enrolled; contacts nothing (works without a daemon).") var dryRun = false
 
     func validate() throws {
@@ -42,7 +46,7 @@ struct Enroll: AsyncParsableCommand {
         }
         if dryRun { return try showWithoutEnrolling(uri) }
         try await global.run { client in
-            let account = try await client.enroll(uri: uri, name: name)
+            let account = try await client.enroll(uri: uri, name: name, fcmApp: fcmApp)
             if global.json { return try Output.json(account) }
             Output.say("enrolled \(account.id): \(account.issuer) \(account.name) (\(account.provider.rawValue))")
             if account.provider == .hyphen {

@@ -1,5 +1,4 @@
 import ClusterHarness
-import CurlHTTP
 import Foundation
 import Testing
 
@@ -12,43 +11,19 @@ import Testing
 struct FCMEmulatorInteropTests {
     private static let script = Binaries.packageRoot().appendingPathComponent("scripts/fcm-receiver.sh").path
 
-    struct Emulator {
-        let process: ManagedProcess
-        let httpURL: String
-        let mcs: (host: String, port: String)
-        let certificate: String
-
-        func send(_ data: [String: String], to token: String) async throws -> HTTPResponse {
-            let body = try JSONSerialization.data(withJSONObject: ["message": ["token": token, "data": data]])
-            return try await CurlHTTPClient.shared.send(HTTPRequest(
-                method: "POST", url: httpURL + "/fcm/send/v1/projects/123456789012/messages:send",
-                headers: [("Content-Type", "application/json")], body: body))
-        }
-    }
-
-    static func withEmulator(_ body: (Emulator, String) async throws -> Void) async throws {
+    static func withEmulator(_ body: (FCMEmulatorProcess, String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let openssl = try await CommandResult.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2",
-            "-keyout", directory + "/key.pem", "-out", directory + "/cert.pem"])
-        #expect(openssl.status == 0, "\(openssl.stderr)")
-        let process = try ManagedProcess(name: "pushsim fcm", executable: Binaries.path("pushsim"), arguments: [
-            "fcm", "serve", "--listen", "127.0.0.1:0", "--mcs-listen", "127.0.0.1:0",
-            "--tls-cert", directory + "/cert.pem", "--tls-key", directory + "/key.pem"])
-        let httpURL = try await process.waitForLine(startingWith: "pushsim listening on ")
-        let mcs = try await process.waitForLine(startingWith: "pushsim mcs listening on ").split(separator: ":")
-        defer { Task { await process.stop() } }
-        try await body(Emulator(process: process, httpURL: httpURL, mcs: (String(mcs[0]), String(mcs[1])),
-                                certificate: directory + "/cert.pem"), directory)
-        await process.stop()
+        let emulator = try await FCMEmulatorProcess(directory: directory)
+        defer { Task { await emulator.stop() } }
+        try await body(emulator, directory)
+        await emulator.stop()
     }
 
-    func startReceiver(_ emulator: Emulator, state: String) throws -> ManagedProcess {
+    func startReceiver(_ emulator: FCMEmulatorProcess, state: String) throws -> ManagedProcess {
         try ManagedProcess(name: "firebase-messaging", executable: Self.script,
-                           arguments: [emulator.httpURL, emulator.mcs.host, emulator.mcs.port, state],
+                           arguments: [emulator.httpURL, emulator.mcsHost, "\(emulator.mcsPort)", state],
                            environment: ["SSL_CERT_FILE": emulator.certificate])
     }
 

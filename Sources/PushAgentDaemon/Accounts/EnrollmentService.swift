@@ -12,15 +12,21 @@ struct EnrollmentService: Sendable {
     let deviceName: String
     let logger: Logger
 
-    func enroll(uri text: String, name: String?, peer: Peer) async throws -> Account {
+    func enroll(uri text: String, name: String?, fcmApp: String? = nil, peer: Peer) async throws -> Account {
         let uri: EnrollmentURI
         do { uri = try EnrollmentURI.parse(text) }
         catch { throw ServiceError(.invalidArgument, "\(error)") }
         guard let module = modules[uri.provider] else {
             throw ServiceError(.invalidArgument, "\(uri.provider.rawValue) accounts are not supported yet")
         }
-        guard let device = try await store.deviceIdentity() else {
+        guard var device = try await store.deviceIdentity() else {
             throw ServiceError(.unavailable, "not registered with the relay yet, so there is no push token to give the provider; check `pushctl status` and try again once the relay is connected")
+        }
+        if let fcmApp {
+            guard let registration = try await store.fcmRegistration(app: fcmApp) else {
+                throw ServiceError(.unavailable, "not registered with FCM for the Firebase app '\(fcmApp)', so there is no FCM token to give the provider: set its fcm_* settings in pushagentd.toml (docs/fcm.md; 'default' is the one app they describe), restart pushagentd, and try again once `pushctl status` shows fcm connected")
+            }
+            device.token = registration.token
         }
         let enrolled: EnrolledAccount
         do {

@@ -6,7 +6,7 @@ import Foundation
 /// `--check-config` show where that is.
 enum ConfigPaths {
     /// The keys that name a file, directory or socket.
-    static let keys: Set<String> = ["state_dir", "socket", "machine_id_file", "user_verification_pam_dir"]
+    static let keys: Set<String> = ["state_dir", "socket", "machine_id_file", "user_verification_pam_dir", "fcm_ca_file"]
 
     /// `sockaddr_un.sun_path` holds 108 bytes with the terminating NUL.
     static let maximumSocketPathBytes = 107

@@ -18,7 +18,7 @@ struct AccountRoutes: ControlRouteCollection {
         v1.post("accounts") { request, context in
             let peer = try await writers.peer(context)
             let body = try await request.decodeJSON(EnrollRequest.self)
-            let account = try await enrollment.enroll(uri: body.uri, name: body.name, peer: peer)
+            let account = try await enrollment.enroll(uri: body.uri, name: body.name, fcmApp: body.fcmApp, peer: peer)
             return try JSONResponse.ok(account, status: .created)
         }
         v1.delete("accounts/:id") { _, context in

@@ -39,7 +39,12 @@ struct AgentServices: Sendable {
         let relay = RelayPushSource(client: RelayDeviceClient(baseURL: settings.relayURL ?? "", http: .shared),
                                     config: config, store: store, relayState: relayState, events: events,
                                     heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
-        pushSources = PushSources(all: [relay] + modules.pushSources)
+        // FCM is off until its Firebase app is configured (docs/fcm.md); turning it on takes a restart.
+        let fcm: [any PushSource] = settings.providers.fcm.isEnabled
+            ? [FCMPushSource(registrar: FCMRegistrar(store: store, http: ProviderHTTP(http: .shared), logger: logger),
+                             config: config, logger: logger)]
+            : []
+        pushSources = PushSources(all: [relay] + fcm + modules.pushSources)
         let writers = Writers(policy: OperatorPolicy(config: config, daemonUid: getuid()), store: store)
         responder = ControlRouter(collections: [
             StatusRoutes(store: store, events: events, relayState: relayState, pushSources: pushSources, startedAt: Date()),

@@ -12,4 +12,7 @@ enum LogMessageID {
     static let configReloaded = "bb4c5f711e4d4011bfb91f7b1768895b"
     static let pushBombing = "d12a203ec53b402cb78501f985ce23aa"
     static let accountMuted = "dded9d1ad92c4b8dadce3ed471e8578c"
+    static let fcmRegistered = "6a3f0f4e9d7c4b1e8a2c5d7f1b3e9c40"
+    static let fcmConnection = "0e8d2b6a4c1f4d3a9b7e5c2f8a1d6b93"
+    static let fcmUnreadable = "b4c7e1d9a2f84e6c8d3b0a5f7e2c9d11"
 }

@@ -42,4 +42,5 @@ enum SealedColumn {
     static let signingKey = "signing_key.private_key"
     static func credentials(account id: String) -> String { "account.credentials/\(id)" }
     static func totp(account id: String) -> String { "account.totp/\(id)" }
+    static func fcmRegistration(app name: String) -> String { "fcm_registration.sealed/\(name)" }
 }

@@ -91,14 +91,14 @@ struct FCMRegistrationTests {
     }
 
     @Test func aProfileSaysWhatIsMissingAndWhereToFindIt() {
-        #expect(Self.app.problem == nil)
+        #expect(Self.app.problem() == nil)
         var empty = Self.app
         empty.apiKey = ""
         empty.senderID = " "
-        #expect(empty.problem?.contains("lacks api_key, sender_id") == true)
-        #expect(empty.problem?.contains("Project settings") == true)
+        #expect(empty.problem(keyPrefix: "fcm_")?.contains("lacks fcm_api_key, fcm_sender_id") == true)
+        #expect(empty.problem()?.contains("Project settings") == true)
         var wrong = Self.app
         wrong.senderID = "abc"
-        #expect(wrong.problem == "FCM app 'example': sender_id 'abc' is not a project number")
+        #expect(wrong.problem() == "FCM app 'example': sender_id 'abc' is not a project number")
     }
 }

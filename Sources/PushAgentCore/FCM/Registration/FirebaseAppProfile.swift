@@ -20,16 +20,21 @@ public struct FirebaseAppProfile: Sendable, Equatable, Codable {
         self.vapidKey = vapidKey
     }
 
-    /// What is wrong with the profile, in words an admin can act on, or nil.
-    public var problem: String? {
+    /// What is wrong with the profile, in words an admin can act on, or nil; `keyPrefix` names the settings as the
+    /// admin writes them (`fcm_` in pushagentd.toml).
+    public func problem(keyPrefix: String = "") -> String? {
         let missing = [("project_id", projectID), ("api_key", apiKey), ("app_id", appID), ("sender_id", senderID)]
-            .filter { $0.1.trimmingCharacters(in: .whitespaces).isEmpty }.map(\.0)
+            .filter { $0.1.trimmingCharacters(in: .whitespaces).isEmpty }.map { keyPrefix + $0.0 }
         if !missing.isEmpty {
             return "FCM app '\(name)' lacks \(missing.joined(separator: ", ")) (its Firebase console: Project settings, "
                 + "General, Your apps, the web app's config)"
         }
-        if !senderID.allSatisfy(\.isNumber) { return "FCM app '\(name)': sender_id '\(senderID)' is not a project number" }
-        if !appID.hasPrefix("1:") { return "FCM app '\(name)': app_id '\(appID)' does not look like 1:<number>:web:<hex>" }
+        if !senderID.allSatisfy(\.isNumber) {
+            return "FCM app '\(name)': \(keyPrefix)sender_id '\(senderID)' is not a project number"
+        }
+        if !appID.hasPrefix("1:") {
+            return "FCM app '\(name)': \(keyPrefix)app_id '\(appID)' does not look like 1:<number>:web:<hex>"
+        }
         return nil
     }
 }

@@ -1,0 +1,55 @@
+import CurlHTTP
+import Foundation
+
+/// `pushsim fcm serve` as a real process, with a test certificate of its own (openssl) for MCS over TLS.
+public final class FCMEmulatorProcess: Sendable {
+    public let process: ManagedProcess
+    public let httpURL: String
+    public let mcsHost: String
+    public let mcsPort: Int
+    /// The PEM certificate MCS presents, which clients must trust (SSL_CERT_FILE, fcm_ca_file).
+    public let certificate: String
+    /// What a Firebase web app's config says, as the emulator accepts it.
+    public static let projectID = "pushagent-test", apiKey = "AIzaSyPushagentTest",
+                      appID = "1:123456789012:web:0123abcd", senderID = "123456789012"
+
+    public init(directory: String) async throws {
+        certificate = directory + "/fcm-cert.pem"
+        let key = directory + "/fcm-key.pem"
+        let openssl = try await CommandResult.run("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
+            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2", "-keyout", key, "-out", certificate])
+        guard openssl.status == 0 else { throw HarnessError("openssl could not make the emulator's certificate: \(openssl.stderr)") }
+        process = try ManagedProcess(name: "pushsim fcm", executable: Binaries.path("pushsim"), arguments: [
+            "fcm", "serve", "--listen", "127.0.0.1:0", "--mcs-listen", "127.0.0.1:0", "--tls-cert", certificate, "--tls-key", key])
+        httpURL = try await process.waitForLine(startingWith: "pushsim listening on ")
+        let mcs = try await process.waitForLine(startingWith: "pushsim mcs listening on ").split(separator: ":")
+        mcsHost = String(mcs[0])
+        mcsPort = Int(mcs[1]) ?? 0
+    }
+
+    /// The base URL of FCM HTTP v1's send API, as pushsim's providers take it (`serve --relay`).
+    public var sendBaseURL: String { httpURL + "/fcm/send" }
+
+    /// pushagentd's settings for receiving through this emulator.
+    public var daemonEnvironment: [String: String] {
+        ["PUSHAGENT_FCM_PROJECT_ID": Self.projectID, "PUSHAGENT_FCM_API_KEY": Self.apiKey,
+         "PUSHAGENT_FCM_APP_ID": Self.appID, "PUSHAGENT_FCM_SENDER_ID": Self.senderID,
+         "PUSHAGENT_FCM_CHECKIN_URL": httpURL + "/fcm/checkin", "PUSHAGENT_FCM_REGISTER_URL": httpURL + "/fcm/c2dm/register3",
+         "PUSHAGENT_FCM_INSTALLATIONS_URL": httpURL + "/fcm/installations/v1/",
+         "PUSHAGENT_FCM_REGISTRATIONS_URL": httpURL + "/fcm/registrations/v1/",
+         "PUSHAGENT_FCM_MCS_HOST": mcsHost, "PUSHAGENT_FCM_MCS_PORT": "\(mcsPort)",
+         "PUSHAGENT_FCM_MCS_FALLBACK_PORT": "\(mcsPort)", "PUSHAGENT_FCM_CA_FILE": certificate,
+         "PUSHAGENT_FCM_HEARTBEAT_SECONDS": "5"]
+    }
+
+    /// FCM HTTP v1's send of a data message to `token`.
+    public func send(_ data: [String: String], to token: String) async throws -> HTTPResponse {
+        let body = try JSONSerialization.data(withJSONObject: ["message": ["token": token, "data": data]])
+        return try await CurlHTTPClient.shared.send(HTTPRequest(
+            method: "POST", url: sendBaseURL + "/v1/projects/\(Self.senderID)/messages:send",
+            headers: [("Content-Type", "application/json")], body: body))
+    }
+
+    public func stop() async { await process.stop() }
+}

@@ -1,0 +1,63 @@
+import Crypto
+import Foundation
+
+/// Everything a completed registration holds: the GCM device MCS logs in as, the app instance, the installation,
+/// the web-push keys and the FCM token providers send to. All of it stays on this machine, sealed in the store.
+public struct FCMRegistration: Sendable, Codable, Equatable {
+    /// The app profile it was made for; another profile (or a changed one) needs a registration of its own.
+    public var app: FirebaseAppProfile
+    public var device: GCMDevice
+    /// `wp:<bundle>#<uuid>`: data messages name it, so a message for another registration is recognized.
+    public var subtype: String
+    public var gcmToken: String
+    public var installation: FirebaseInstallation
+    public var privateKey: Data
+    public var authSecret: Data
+    public var token: String
+    public var registeredAt: Date
+
+    public init(app: FirebaseAppProfile, device: GCMDevice, subtype: String, gcmToken: String,
+                installation: FirebaseInstallation, keys: WebPushKeys, token: String, registeredAt: Date) {
+        self.app = app
+        self.device = device
+        self.subtype = subtype
+        self.gcmToken = gcmToken
+        self.installation = installation
+        privateKey = keys.privateKey.rawRepresentation
+        authSecret = keys.authSecret
+        self.token = token
+        self.registeredAt = registeredAt
+    }
+
+    public func keys() throws -> WebPushKeys {
+        WebPushKeys(privateKey: try P256.KeyAgreement.PrivateKey(rawRepresentation: privateKey), authSecret: authSecret)
+    }
+
+    public static func newSubtype() -> String { "wp:receiver.push.com#\(UUID().uuidString.lowercased())" }
+}
+
+/// A data stanza FCM delivered, opened: the push's data as the provider sent it.
+public enum FCMDataMessage {
+    /// The provider's `data` from a web-push data message (`{"data": {...}, "from": ..., "fcmMessageId": ...}`,
+    /// encrypted aesgcm with the salt and the sender's key in the stanza's app data).
+    public static func open(_ stanza: McsProto_DataMessageStanza, keys: WebPushKeys) throws(WebPushError)
+        -> [String: String] {
+        guard let salt = MCSMessage.appData(stanza, "encryption").flatMap({ parameter("salt", in: $0) }),
+              let dh = MCSMessage.appData(stanza, "crypto-key").flatMap({ parameter("dh", in: $0) }) else {
+            throw .malformed("the stanza has no encryption salt or crypto-key dh")
+        }
+        let plaintext = try keys.decrypt(aesgcm: stanza.rawData, salt: salt, senderPublicKey: dh)
+        guard let object = try? JSONSerialization.jsonObject(with: plaintext) as? [String: Any] else {
+            throw .malformed("the decrypted message is not a JSON object")
+        }
+        guard let data = object["data"] as? [String: Any] else { return [:] }
+        return data.compactMapValues { $0 as? String }
+    }
+
+    /// `name=<base64url>` out of a header-like field (`salt=…`, `dh=…;p256ecdsa=…`).
+    static func parameter(_ name: String, in field: String) -> Data? {
+        field.split(separator: ";").lazy.map { $0.trimmingCharacters(in: .whitespaces) }
+            .first { $0.hasPrefix(name + "=") }
+            .flatMap { LenientBase64.decode($0.dropFirst(name.count + 1)) }
+    }
+}

@@ -1,0 +1,215 @@
+import ControlWire
+import Foundation
+import Logging
+import NIOCore
+import PushAgentCore
+import PushAgentStore
+import Synchronization
+
+/// Pushes that providers send through Google's FCM: registered as a web-push client (FCMRegistrar), logged in to
+/// MCS over TLS, each data message decrypted and handed to ingest. A message is acknowledged to Google only after
+/// ingest committed it, and its id is repeated at the next login, so a crash in between redelivers (and the store's
+/// poll key dedupes) rather than loses.
+struct FCMPushSource: PushSource {
+    static let sourceName = "fcm"
+    let registrar: FCMRegistrar
+    let config: LiveConfig
+    let status = FCMStatusBox()
+    let acknowledged = AcknowledgedIDs()
+    let logger: Logger
+
+    var name: String { Self.sourceName }
+
+    func health() -> PushSourceStatus { status.health(name: name) }
+
+    func run(into ingest: PushIngest) async throws {
+        var backoff = Backoff(config.current)
+        while !Task.isCancelled {
+            let settings = config.current.providers.fcm
+            let reason: String
+            do {
+                if let problem = settings.app.problem(keyPrefix: "fcm_") { throw FCMSourceError.misconfigured(problem) }
+                status.update { $0.state = "registering" }
+                let registration = try await registrar.registration(for: settings)
+                status.update { $0.tokenIssued = registration.registeredAt; $0.state = "connecting" }
+                try await session(registration, settings, ingest: ingest) { backoff = Backoff(config.current) }
+                reason = "the connection closed"
+            } catch is CancellationError {
+                return
+            } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
+                reason = "the connection closed"
+            } catch {
+                reason = "\(error)"
+            }
+            if Task.isCancelled { return }
+            let delay = backoff.next()
+            status.update { $0.state = "backoff"; $0.error = reason; $0.connectedSince = nil }
+            logger.warning("fcm: \(reason); reconnecting in \(String(format: "%.1f", delay)) s",
+                           metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
+            guard (try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))) != nil else { return }
+        }
+    }
+
+    private func session(_ registration: FCMRegistration, _ settings: FCMSettings, ingest: PushIngest,
+                         onLogin: () -> Void) async throws {
+        let endpoints = settings.endpoints
+        let silence = TimeAmount.milliseconds(Int64((settings.heartbeatSeconds + 20) * 1000))
+        let connection: MCSConnection
+        do {
+            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsPort,
+                                                      caFile: settings.caFile, silenceLimit: silence)
+        } catch where endpoints.mcsFallbackPort != endpoints.mcsPort && !(error is CancellationError) {
+            // Networks that block 5228 usually let 443 through, as Chrome's fallback assumes.
+            logger.info("fcm: \(endpoints.mcsHost):\(endpoints.mcsPort) unreachable (\(error)); trying port \(endpoints.mcsFallbackPort)")
+            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsFallbackPort,
+                                                      caFile: settings.caFile, silenceLimit: silence)
+        }
+        let keys = try registration.keys()
+        try await connection.channel.executeThenClose { inbound, outbound in
+            let writer = MCSWriter(outbound: outbound)
+            try await writer.send(.loginRequest(login(registration, settings)))
+            try await withThrowingTaskGroup(of: Void.self) { tasks in
+                tasks.addTask { try await ping(writer, every: settings.heartbeatSeconds) }
+                var decoder = MCSFrameDecoder()
+                for try await chunk in inbound {
+                    decoder.append(chunk.readableBytesView)
+                    var received: [(push: DeliveredPush?, id: String)] = []
+                    while let message = try decoder.next() {
+                        switch message {
+                        case .loginResponse(let response):
+                            guard !response.hasError else {
+                                throw FCMSourceError.loginRefused("\(response.error.code) \(response.error.message)")
+                            }
+                            acknowledged.confirmedByLogin()
+                            onLogin()
+                            status.update { $0.state = "connected"; $0.error = nil; $0.connectedSince = Date() }
+                            logger.notice("fcm: connected to \(endpoints.mcsHost) as \(registration.device.mcsDeviceID)",
+                                          metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
+                        case .heartbeatPing:
+                            status.update { $0.lastHeartbeat = Date() }
+                            try await writer.send(.heartbeatAck(McsProto_HeartbeatAck()))
+                        case .heartbeatAck:
+                            status.update { $0.lastHeartbeat = Date() }
+                        case .data(let stanza):
+                            received.append((open(stanza, keys: keys), stanza.persistentID))
+                        case .close:
+                            throw FCMSourceError.closedByServer
+                        default:
+                            break
+                        }
+                    }
+                    guard !received.isEmpty else { continue }
+                    let pushes = received.compactMap(\.push)
+                    // Committed first: only then may Google forget them.
+                    if !pushes.isEmpty { try await ingest.ingest(pushes) }
+                    status.update { $0.lastMessage = Date() }
+                    let ids = received.map(\.id).filter { !$0.isEmpty }
+                    acknowledged.add(ids)
+                    try await writer.send(try MCSMessage.selectiveAck(ids))
+                }
+                tasks.cancelAll()
+            }
+        }
+    }
+
+    /// The push in a data stanza, or nil (logged) for one that cannot be read: it is acknowledged all the same,
+    /// or Google would resend it forever.
+    private func open(_ stanza: McsProto_DataMessageStanza, keys: WebPushKeys) -> DeliveredPush? {
+        if MCSMessage.appData(stanza, "message_type") == "deleted_messages" {
+            logger.warning("fcm: Google dropped messages for this device while it was away (too many, or too old); a sign-in started then must be started again")
+            return nil
+        }
+        do {
+            return DeliveredPush(data: try FCMDataMessage.open(stanza, keys: keys),
+                                 source: .poll(key: "fcm:" + stanza.persistentID))
+        } catch {
+            logger.error("fcm: message \(stanza.persistentID) from \(stanza.from) cannot be read: \(error); acknowledged and dropped",
+                         metadata: ["message_id": "\(LogMessageID.fcmUnreadable)"])
+            return nil
+        }
+    }
+
+    private func login(_ registration: FCMRegistration, _ settings: FCMSettings) -> McsProto_LoginRequest {
+        var login = McsProto_LoginRequest()
+        let androidID = String(registration.device.androidID)
+        login.id = "chrome-" + GCMCheckin.chromeVersion
+        login.domain = "mcs.android.com"
+        login.user = androidID
+        login.resource = androidID
+        login.authToken = String(registration.device.securityToken)
+        login.deviceID = registration.device.mcsDeviceID
+        login.networkType = 1
+        login.useRmq2 = true
+        login.adaptiveHeartbeat = false
+        login.authService = .androidID
+        var setting = McsProto_Setting()
+        setting.name = "new_vc"
+        setting.value = "1"
+        login.setting = [setting]
+        login.receivedPersistentID = acknowledged.pending
+        login.heartbeatStat.ip = ""
+        login.heartbeatStat.timeout = true
+        login.heartbeatStat.intervalMs = Int32(settings.heartbeatSeconds * 1000)
+        return login
+    }
+
+    private func ping(_ writer: MCSWriter, every seconds: Double) async throws {
+        while true {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            try await writer.send(.heartbeatPing(McsProto_HeartbeatPing()))
+        }
+    }
+}
+
+enum FCMSourceError: Error, CustomStringConvertible {
+    case misconfigured(String)
+    case loginRefused(String)
+    case closedByServer
+
+    var description: String {
+        switch self {
+        case .misconfigured(let problem): problem
+        case .loginRefused(let why): "MCS refused the login (\(why))"
+        case .closedByServer: "MCS closed the connection"
+        }
+    }
+}
+
+/// Writes stanzas in order; the version byte goes before the first.
+actor MCSWriter {
+    private let outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>
+    private var sentVersion = false
+
+    init(outbound: NIOAsyncChannelOutboundWriter<ByteBuffer>) {
+        self.outbound = outbound
+    }
+
+    func send(_ message: MCSMessage) async throws {
+        let frame = try MCSFraming.frame(message, withVersion: !sentVersion)
+        sentVersion = true
+        try await outbound.write(ByteBuffer(bytes: frame))
+    }
+}
+
+/// Persistent ids acknowledged since the last login: repeated in the next login's `received_persistent_id`, in
+/// case the selective ack was lost with the connection, and forgotten once a login has carried them.
+final class AcknowledgedIDs: Sendable {
+    private let ids = Mutex<[String]>([])
+    private let carried = Mutex<[String]>([])
+
+    /// The most recent ones; Chrome bounds the list the same way.
+    static let limit = 200
+
+    func add(_ new: [String]) { ids.withLock { $0 = Array(($0 + new).suffix(Self.limit)) } }
+
+    var pending: [String] {
+        let all = ids.withLock { $0 }
+        carried.withLock { $0 = all }
+        return all
+    }
+
+    func confirmedByLogin() {
+        let sent = carried.withLock { $0 }
+        ids.withLock { current in current.removeAll { sent.contains($0) } }
+    }
+}

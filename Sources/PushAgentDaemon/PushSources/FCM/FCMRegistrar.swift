@@ -1,0 +1,59 @@
+import CurlHTTP
+import Foundation
+import Logging
+import PushAgentCore
+import PushAgentStore
+
+/// Registers this machine as a web-push client of a Firebase app, as Chrome on Linux does (GCM check-in, GCM
+/// registration, a Firebase installation, the FCM registration with fresh web-push keys), or reuses the stored
+/// registration, renewing its installation token a day before it lapses.
+struct FCMRegistrar: Sendable {
+    let store: AgentStore
+    let http: ProviderHTTP
+    let logger: Logger
+
+    func registration(for settings: FCMSettings, now: Date = Date()) async throws -> FCMRegistration {
+        if var stored = try await store.fcmRegistration(app: settings.app.name), stored.app == settings.app {
+            if stored.installation.needsRefresh(at: now) {
+                let requests = FCMRegistrationRequests(endpoints: settings.endpoints, app: settings.app)
+                let reply = try await send(requests.refreshInstallationToken(stored.installation), step: .installation)
+                try stored.installation.applyRefreshReply(reply.body, receivedAt: now)
+                try await store.saveFCMRegistration(stored)
+            }
+            return stored
+        }
+        return try await register(settings, now: now)
+    }
+
+    /// A new registration (the stored one, if any, is replaced: Google forgot it, or the app changed).
+    func register(_ settings: FCMSettings, now: Date = Date()) async throws -> FCMRegistration {
+        let requests = FCMRegistrationRequests(endpoints: settings.endpoints, app: settings.app)
+        let checkin = try await send(OutboundRequest(method: "POST", url: settings.endpoints.checkin,
+                                                     headers: [.init("Content-Type", "application/x-protobuf")],
+                                                     body: try GCMCheckin.request()), step: .checkin)
+        let device = try GCMCheckin.device(fromResponse: checkin.body)
+        let subtype = FCMRegistration.newSubtype()
+        let gcmToken = try FCMRegistrationRequests.gcmToken(
+            fromReply: try await send(requests.gcmRegister(device: device, subtype: subtype), step: .gcmRegister).body)
+        let installation = try FirebaseInstallation(
+            createReply: try await send(requests.createInstallation(fid: FCMRegistrationRequests.newFID()),
+                                        step: .installation).body, receivedAt: now)
+        let keys = WebPushKeys.generate()
+        let token = try FCMRegistrationRequests.fcmToken(fromReply: try await send(
+            requests.registerWebPush(gcmToken: gcmToken, keys: keys, installation: installation), step: .fcmRegister).body)
+        let registration = FCMRegistration(app: settings.app, device: device, subtype: subtype, gcmToken: gcmToken,
+                                           installation: installation, keys: keys, token: token, registeredAt: now)
+        try await store.saveFCMRegistration(registration)
+        logger.notice("fcm: registered with Firebase app \(settings.app.projectID) as device \(device.mcsDeviceID)",
+                      metadata: ["message_id": "\(LogMessageID.fcmRegistered)", "fcm_app": "\(settings.app.name)"])
+        return registration
+    }
+
+    private func send(_ request: OutboundRequest, step: FCMRegistrationError.Step) async throws -> HTTPResponse {
+        do {
+            return try await http.send(request)
+        } catch {
+            throw FCMRegistrationError.refused(step: step, "\(error)")
+        }
+    }
+}

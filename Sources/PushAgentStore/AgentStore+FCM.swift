@@ -1,0 +1,31 @@
+import Foundation
+import GRDB
+import PushAgentCore
+
+/// The FCM receiver's registrations, one per Firebase app: the keys, tokens and device identity sealed together.
+extension AgentStore {
+    public func fcmRegistration(app name: String) async throws -> FCMRegistration? {
+        try await pool.read { db in
+            guard let sealed = try Data.fetchOne(db, sql: "SELECT sealed FROM fcm_registration WHERE app = ?",
+                                                 arguments: [name]) else { return nil }
+            return try JSONDecoder().decode(FCMRegistration.self,
+                                            from: try sealer.open(sealed, context: SealedColumn.fcmRegistration(app: name)))
+        }
+    }
+
+    public func saveFCMRegistration(_ registration: FCMRegistration) async throws {
+        let name = registration.app.name
+        let sealed = try sealer.seal(try JSONEncoder().encode(registration), context: SealedColumn.fcmRegistration(app: name))
+        try await pool.write { db in
+            try db.execute(sql: """
+                INSERT INTO fcm_registration (app, sealed, token, registered_at) VALUES (?, ?, ?, ?)
+                ON CONFLICT(app) DO UPDATE SET sealed = excluded.sealed, token = excluded.token,
+                    registered_at = excluded.registered_at
+                """, arguments: [name, sealed, registration.token, registration.registeredAt])
+        }
+    }
+
+    public func deleteFCMRegistration(app name: String) async throws {
+        try await pool.write { db in try db.execute(sql: "DELETE FROM fcm_registration WHERE app = ?", arguments: [name]) }
+    }
+}

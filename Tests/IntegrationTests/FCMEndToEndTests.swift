@@ -1,0 +1,53 @@
+import ClusterHarness
+import ControlWire
+import PushAgentCore
+import Foundation
+import Testing
+
+/// A provider that sends through Google's FCM reaches the agent: pushsim plays ForgeRock AM and sends to the token
+/// the agent gave at enrollment (`pushctl enroll --fcm-app default`) through pushsim's FCM emulator, which encrypts
+/// it for the agent's registration and delivers it over MCS; the agent decrypts, shows, and answers AM.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct FCMEndToEndTests {
+    @Test func aForgeRockPushSentThroughFCMIsApprovedAndTheAnswerReachesTheProvider() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-e2e-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let emulator = try await FCMEmulatorProcess(directory: directory)
+        defer { Task { await emulator.stop() } }
+        try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
+            try await cluster.startDaemon(extraEnvironment: emulator.daemonEnvironment)
+            try await eventually("pushagentd logged in to FCM") {
+                try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
+            }
+            let sim = SimClient(baseURL: cluster.simURL)
+            let enroll = try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()])
+            #expect(enroll.status == 0, "\(enroll.stderr)")
+
+            let push = try await sim.push(message: "Sign in through Google?")
+            var pending: [Approval] = []
+            try await eventually("the push arrived through FCM") {
+                pending = try await cluster.client.approvals(state: .pending)
+                return pending.count == 1
+            }
+            #expect(pending[0].message == "Sign in through Google?")
+            #expect(emulator.process.text.contains("fcm send:"), "it went through the emulator, not the relay")
+            let approve = try await cluster.pushctl(["approve", pending[0].id])
+            #expect(approve.status == 0, "\(approve.stderr)")
+            try await eventually("AM got the answer") {
+                try await sim.answers().contains { $0.messageId == push.messageId && $0.outcome == "approved" && $0.verified }
+            }
+            try await eventually("the message was acknowledged over MCS once committed") {
+                emulator.process.text.split(separator: "\n").last { $0.hasPrefix("pushsim: fcm ack:") }?
+                    .hasSuffix(" 0 unacknowledged") == true
+            }
+
+            let status = try await cluster.pushctl(["status"])
+            #expect(status.stdout.contains("fcm"), "\(status.stdout)")
+            let bad = try await cluster.pushctl(["enroll", "--fcm-app", "other", try await sim.enrollURI(account: "bob")])
+            #expect(bad.status != 0 && bad.stderr.contains("not registered with FCM for the Firebase app 'other'"),
+                    "\(bad.stderr)")
+        }
+        await emulator.stop()
+    }
+}
