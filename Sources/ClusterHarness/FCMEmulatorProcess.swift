@@ -13,19 +13,30 @@ public final class FCMEmulatorProcess: Sendable {
     public static let projectID = "pushagent-test", apiKey = "AIzaSyPushagentTest",
                       appID = "1:123456789012:web:0123abcd", senderID = "123456789012"
 
-    public init(directory: String) async throws {
+    /// A new emulator (state empty) on the ports given; 0 picks free ones. Its certificate is made once per directory.
+    public init(directory: String, httpPort: Int = 0, mcsPort: Int = 0) async throws {
         certificate = directory + "/fcm-cert.pem"
         let key = directory + "/fcm-key.pem"
+        if !FileManager.default.fileExists(atPath: key) { try await Self.makeCertificate(certificate, key: key) }
+        process = try ManagedProcess(name: "pushsim fcm", executable: Binaries.path("pushsim"), arguments: [
+            "fcm", "serve", "--listen", "127.0.0.1:\(httpPort)", "--mcs-listen", "127.0.0.1:\(mcsPort)",
+            "--tls-cert", certificate, "--tls-key", key])
+        httpURL = try await process.waitForLine(startingWith: "pushsim listening on ")
+        let mcs = try await process.waitForLine(startingWith: "pushsim mcs listening on ").split(separator: ":")
+        mcsHost = String(mcs[0])
+        self.mcsPort = Int(mcs[1]) ?? 0
+    }
+
+    /// Another emulator where this one was (stop this one first): Google's FCM having forgotten every registration.
+    public func restartedEmpty(directory: String) async throws -> FCMEmulatorProcess {
+        try await FCMEmulatorProcess(directory: directory, httpPort: URL(string: httpURL)?.port ?? 0, mcsPort: mcsPort)
+    }
+
+    private static func makeCertificate(_ certificate: String, key: String) async throws {
         let openssl = try await CommandResult.run("/usr/bin/openssl", [
             "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
             "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2", "-keyout", key, "-out", certificate])
         guard openssl.status == 0 else { throw HarnessError("openssl could not make the emulator's certificate: \(openssl.stderr)") }
-        process = try ManagedProcess(name: "pushsim fcm", executable: Binaries.path("pushsim"), arguments: [
-            "fcm", "serve", "--listen", "127.0.0.1:0", "--mcs-listen", "127.0.0.1:0", "--tls-cert", certificate, "--tls-key", key])
-        httpURL = try await process.waitForLine(startingWith: "pushsim listening on ")
-        let mcs = try await process.waitForLine(startingWith: "pushsim mcs listening on ").split(separator: ":")
-        mcsHost = String(mcs[0])
-        mcsPort = Int(mcs[1]) ?? 0
     }
 
     /// The base URL of FCM HTTP v1's send API, as pushsim's providers take it (`serve --relay`).

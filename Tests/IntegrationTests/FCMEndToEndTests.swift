@@ -47,7 +47,18 @@ struct FCMEndToEndTests {
             let bad = try await cluster.pushctl(["enroll", "--fcm-app", "other", try await sim.enrollURI(account: "bob")])
             #expect(bad.status != 0 && bad.stderr.contains("not registered with FCM for the Firebase app 'other'"),
                     "\(bad.stderr)")
+
+            // Google forgetting the registration (an emulator started again, empty): the login is refused, the agent
+            // registers anew and is connected again, under a new token.
+            await emulator.stop()
+            let fresh = try await emulator.restartedEmpty(directory: directory)
+            defer { Task { await fresh.stop() } }
+            try await eventually("pushagentd registered again and logged in", timeout: .seconds(30)) {
+                guard fresh.process.text.contains("fcm mcs login") else { return false }
+                return try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
+            }
+            #expect(cluster.daemon?.text.contains("MCS refused this machine's registration") == true)
+            await fresh.stop()
         }
-        await emulator.stop()
     }
 }

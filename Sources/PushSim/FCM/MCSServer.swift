@@ -82,6 +82,12 @@ struct MCSServer: Sendable {
             guard device == nil, let id = UInt64(login.user), let token = UInt64(login.authToken),
                   await emulator.logIn(androidID: id, securityToken: token, received: login.receivedPersistentID,
                                        session: outbox) else {
+                // As Google answers a device it does not know (a registration it forgot): an error, then the end.
+                var refusal = McsProto_LoginResponse()
+                refusal.id = login.id
+                refusal.error.code = 401
+                refusal.error.message = "unknown device or wrong security token"
+                outbox.send(.loginResponse(refusal))
                 outbox.send(.close(McsProto_Close()))
                 return false
             }

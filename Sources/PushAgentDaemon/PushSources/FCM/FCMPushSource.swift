@@ -36,6 +36,12 @@ struct FCMPushSource: PushSource {
                 reason = "the connection closed"
             } catch is CancellationError {
                 return
+            } catch FCMSourceError.loginRefused(let why) {
+                // Google forgot the registration (or never had it): only a new one can receive again.
+                reason = "MCS refused the login (\(why))"
+                try? await registrar.store.deleteFCMRegistration(app: settings.app.name)
+                logger.critical("fcm: MCS refused this machine's registration (\(why)); registering again. The FCM token changes: accounts enrolled with --fcm-app must be enrolled again",
+                                metadata: ["message_id": "\(LogMessageID.tokenChanged)"])
             } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
                 reason = "the connection closed"
             } catch {
