@@ -14,7 +14,7 @@ extension AgentStore {
                               name: account.name, createdAt: account.createdAt, lookupKey: lookupKey,
                               credentials: credentials, totp: try totp.map { try JSONEncoder().encode($0) },
                               needsTokenUpdate: account.needsTokenUpdate,
-                              tokenUpdateProblem: account.tokenUpdateProblem).sealed(sealer).insert(db)
+                              tokenUpdateProblem: account.tokenUpdateProblem, fcmApp: account.fcmApp).sealed(sealer).insert(db)
         }
     }
 
@@ -49,7 +49,8 @@ extension AgentStore {
         try await pool.write { db in
             try db.execute(sql: """
                 UPDATE account SET credentials = ?, needs_token_update = 0, token_update_problem = NULL
-                WHERE id = ? AND (SELECT token FROM device) = ?
+                WHERE id = ? AND ? = CASE WHEN fcm_app IS NULL THEN (SELECT token FROM device)
+                    ELSE (SELECT token FROM fcm_registration WHERE app = account.fcm_app) END
                 """, arguments: [try sealer.seal(credentials, context: SealedColumn.credentials(account: accountId)),
                                  accountId, sentToken])
             return db.changesCount > 0

@@ -25,7 +25,13 @@ extension AgentStore {
         }
     }
 
+    /// Forgets the registration (Google forgot it): the accounts on it need their provider told the next token, which
+    /// the registration that replaces it brings.
     public func deleteFCMRegistration(app name: String) async throws {
-        try await pool.write { db in try db.execute(sql: "DELETE FROM fcm_registration WHERE app = ?", arguments: [name]) }
+        try await pool.write { db in
+            try db.execute(sql: "DELETE FROM fcm_registration WHERE app = ?", arguments: [name])
+            try db.execute(sql: "UPDATE account SET needs_token_update = 1, token_update_problem = NULL WHERE fcm_app = ?",
+                           arguments: [name])
+        }
     }
 }

@@ -58,7 +58,8 @@ public final class AgentStore: Sendable {
                              secret: try sealer.seal(identity.secret, context: SealedColumn.deviceSecret),
                              registeredAt: identity.registeredAt, cursor: 0).save(db)
             if markAccountsForTokenUpdate {
-                try db.execute(sql: "UPDATE account SET needs_token_update = 1, token_update_problem = NULL")
+                // Accounts on FCM keep their token: it is not the relay's.
+                try db.execute(sql: "UPDATE account SET needs_token_update = 1, token_update_problem = NULL WHERE fcm_app IS NULL")
             }
         }
     }

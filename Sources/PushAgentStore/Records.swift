@@ -32,18 +32,20 @@ struct AccountRecord: Codable, FetchableRecord, PersistableRecord {
     var tokenUpdateProblem: String?
     var mutedUntil: Date?
     var muteReason: String?
+    var fcmApp: String?
 
     enum CodingKeys: String, CodingKey {
         case id, provider, issuer, name, createdAt = "created_at", lookupKey = "lookup_key", credentials, totp
         case needsTokenUpdate = "needs_token_update", tokenUpdateProblem = "token_update_problem"
-        case mutedUntil = "muted_until", muteReason = "mute_reason"
+        case mutedUntil = "muted_until", muteReason = "mute_reason", fcmApp = "fcm_app"
     }
 
     func account() throws -> Account {
         guard let provider = Provider(rawValue: provider) else { throw StoreError.corrupt("account \(id): unknown provider \(provider)") }
         return Account(id: id, provider: provider, issuer: issuer, name: name, createdAt: createdAt,
                        hasTOTP: totp != nil, needsTokenUpdate: needsTokenUpdate,
-                       tokenUpdateProblem: tokenUpdateProblem, mutedUntil: mutedUntil, muteReason: muteReason)
+                       tokenUpdateProblem: tokenUpdateProblem, mutedUntil: mutedUntil, muteReason: muteReason,
+                       fcmApp: fcmApp)
     }
 }
 

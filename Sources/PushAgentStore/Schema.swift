@@ -154,6 +154,8 @@ enum Schema {
                 t.column("token", .text).notNull()
                 t.column("registered_at", .datetime).notNull()
             }
+            // Which accounts' providers push through FCM, to whose token: a relay re-registration leaves them be.
+            try db.alter(table: "account") { t in t.add(column: "fcm_app", .text) }
         }
         return migrator
     }

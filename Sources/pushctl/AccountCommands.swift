@@ -46,8 +46,8 @@ struct Accounts: AsyncParsableCommand {
             let accounts = try await client.accounts()
             if global.json { return try Output.json(AccountsResponse(accounts: accounts)) }
             if accounts.isEmpty { return Output.say("no accounts; enroll one with `pushctl enroll -` (the URI on stdin)") }
-            Output.table(["ID", "PROVIDER", "ISSUER", "NAME", "TOTP", "NOTE"], accounts.map {
-                [$0.id, $0.provider.rawValue, $0.issuer, $0.name, $0.hasTOTP ? "yes" : "no",
+            Output.table(["ID", "PROVIDER", "ISSUER", "NAME", "TOTP", "PUSHES VIA", "NOTE"], accounts.map {
+                [$0.id, $0.provider.rawValue, $0.issuer, $0.name, $0.hasTOTP ? "yes" : "no", $0.transport,
                  note(for: $0)]
             })
         }

@@ -44,12 +44,14 @@ struct FCMEndToEndTests {
 
             let status = try await cluster.pushctl(["status"])
             #expect(status.stdout.contains("fcm"), "\(status.stdout)")
+            let accounts = try await cluster.pushctl(["accounts"])
+            #expect(accounts.stdout.contains("PUSHES VIA") && accounts.stdout.contains("fcm (default)"), "\(accounts.stdout)")
             let bad = try await cluster.pushctl(["enroll", "--fcm-app", "other", try await sim.enrollURI(account: "bob")])
             #expect(bad.status != 0 && bad.stderr.contains("not registered with FCM for the Firebase app 'other'"),
                     "\(bad.stderr)")
 
             // Google forgetting the registration (an emulator started again, empty): the login is refused, the agent
-            // registers anew and is connected again, under a new token.
+            // registers anew under a new token, tells AM the new token, and the next push arrives through it.
             await emulator.stop()
             let fresh = try await emulator.restartedEmpty(directory: directory)
             defer { Task { await fresh.stop() } }
@@ -58,6 +60,14 @@ struct FCMEndToEndTests {
                 return try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
             }
             #expect(cluster.daemon?.text.contains("MCS refused this machine's registration") == true)
+            try await eventually("AM was told the new FCM token") {
+                try await cluster.client.accounts().allSatisfy { !$0.needsTokenUpdate }
+            }
+            let second = try await sim.push(message: "Still reachable?")
+            try await eventually("the next push arrived through the new registration") {
+                try await cluster.client.approvals(state: .pending).contains { $0.message == "Still reachable?" }
+            }
+            #expect(!second.messageId.isEmpty)
             await fresh.stop()
         }
     }

@@ -17,10 +17,15 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
     /// Until when its pushes are denied unseen (after a fraud report, or `pushctl mute`); nil when not muted.
     public var mutedUntil: Date?
     public var muteReason: String?
+    /// The Firebase app whose FCM token its provider pushes to (docs/fcm.md); nil: the relay's token.
+    public var fcmApp: String?
+
+    /// How its pushes reach this machine, as `pushctl accounts` shows it.
+    public var transport: String { fcmApp.map { "fcm (\($0))" } ?? "relay" }
 
     public init(id: String, provider: Provider, issuer: String, name: String, createdAt: Date,
                 hasTOTP: Bool, needsTokenUpdate: Bool = false, tokenUpdateProblem: String? = nil,
-                mutedUntil: Date? = nil, muteReason: String? = nil) {
+                mutedUntil: Date? = nil, muteReason: String? = nil, fcmApp: String? = nil) {
         self.id = id
         self.provider = provider
         self.issuer = issuer
@@ -31,6 +36,7 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
         self.tokenUpdateProblem = tokenUpdateProblem
         self.mutedUntil = mutedUntil
         self.muteReason = muteReason
+        self.fcmApp = fcmApp
     }
 
     public func isMuted(at now: Date) -> Bool { mutedUntil.map { $0 > now } ?? false }
@@ -38,7 +44,7 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
     enum CodingKeys: String, CodingKey {
         case id, provider, issuer, name, createdAt = "created_at", hasTOTP = "has_totp"
         case needsTokenUpdate = "needs_token_update", tokenUpdateProblem = "token_update_problem"
-        case mutedUntil = "muted_until", muteReason = "mute_reason"
+        case mutedUntil = "muted_until", muteReason = "mute_reason", fcmApp = "fcm_app"
     }
 
     /// Writes `token_update_problem: null` rather than leaving it out: clients see every documented key.
@@ -54,5 +60,6 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
         try c.encode(tokenUpdateProblem, forKey: .tokenUpdateProblem)
         try c.encode(mutedUntil, forKey: .mutedUntil)
         try c.encode(muteReason, forKey: .muteReason)
+        try c.encode(fcmApp, forKey: .fcmApp)
     }
 }

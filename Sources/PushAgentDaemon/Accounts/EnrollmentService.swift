@@ -34,14 +34,16 @@ struct EnrollmentService: Sendable {
         } catch let failure as EnrollmentFailure {
             throw ServiceError(failure.upstream ? .upstream : .invalidArgument, failure.description)
         }
-        try await store.addAccount(enrolled.account, lookupKey: enrolled.lookupKey, credentials: enrolled.credentials,
+        var account = enrolled.account
+        account.fcmApp = fcmApp
+        try await store.addAccount(account, lookupKey: enrolled.lookupKey, credentials: enrolled.credentials,
                                    totp: enrolled.totp)
-        try await store.audit(event: "enroll", peer: peer, subject: enrolled.account.id,
-                              detail: "\(enrolled.account.provider.rawValue) \(enrolled.account.issuer):\(enrolled.account.name)")
-        logger.notice("account \(enrolled.account.id) enrolled (\(enrolled.account.issuer): \(enrolled.account.name))",
-                      metadata: ["account_id": "\(enrolled.account.id)", "provider": "\(enrolled.account.provider.rawValue)"])
-        await events.publish(ControlEvent(type: .accountChanged, account: enrolled.account))
-        return enrolled.account
+        try await store.audit(event: "enroll", peer: peer, subject: account.id,
+                              detail: "\(account.provider.rawValue) \(account.issuer):\(account.name)")
+        logger.notice("account \(account.id) enrolled (\(account.issuer): \(account.name))",
+                      metadata: ["account_id": "\(account.id)", "provider": "\(account.provider.rawValue)"])
+        await events.publish(ControlEvent(type: .accountChanged, account: account))
+        return account
     }
 
     func remove(_ idOrPrefix: String, peer: Peer) async throws -> Account {

@@ -41,7 +41,8 @@ struct AgentServices: Sendable {
                                     heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
         // FCM is off until its Firebase app is configured (docs/fcm.md); turning it on takes a restart.
         let fcm: [any PushSource] = settings.providers.fcm.isEnabled
-            ? [FCMPushSource(registrar: FCMRegistrar(store: store, http: ProviderHTTP(http: .shared), logger: logger),
+            ? [FCMPushSource(registrar: FCMRegistrar(store: store, http: ProviderHTTP(http: .shared),
+                                                     tokenUpdater: tokenUpdater, logger: logger),
                              config: config, logger: logger)]
             : []
         pushSources = PushSources(all: [relay] + fcm + modules.pushSources)

@@ -40,7 +40,7 @@ struct FCMPushSource: PushSource {
                 // Google forgot the registration (or never had it): only a new one can receive again.
                 reason = "MCS refused the login (\(why))"
                 try? await registrar.store.deleteFCMRegistration(app: settings.app.name)
-                logger.critical("fcm: MCS refused this machine's registration (\(why)); registering again. The FCM token changes: accounts enrolled with --fcm-app must be enrolled again",
+                logger.critical("fcm: MCS refused this machine's registration (\(why)); registering again. The FCM token changes: the providers of accounts on FCM are told the new one where they can be (pushctl accounts says where not)",
                                 metadata: ["message_id": "\(LogMessageID.tokenChanged)"])
             } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
                 reason = "the connection closed"

@@ -10,6 +10,8 @@ import PushAgentStore
 struct FCMRegistrar: Sendable {
     let store: AgentStore
     let http: ProviderHTTP
+    /// Told of each new registration: the providers of accounts on an earlier one need the new token.
+    let tokenUpdater: PushTokenUpdater
     let logger: Logger
 
     func registration(for settings: FCMSettings, now: Date = Date()) async throws -> FCMRegistration {
@@ -44,6 +46,7 @@ struct FCMRegistrar: Sendable {
         let registration = FCMRegistration(app: settings.app, device: device, subtype: subtype, gcmToken: gcmToken,
                                            installation: installation, keys: keys, token: token, registeredAt: now)
         try await store.saveFCMRegistration(registration)
+        tokenUpdater.tokenChanged()
         logger.notice("fcm: registered with Firebase app \(settings.app.projectID) as device \(device.mcsDeviceID)",
                       metadata: ["message_id": "\(LogMessageID.fcmRegistered)", "fcm_app": "\(settings.app.name)"])
         return registration

@@ -7,7 +7,7 @@ import ServiceLifecycle
 import Synchronization
 
 /// When the relay registration changes, the push token changes with it, and each provider keeps pushing to the old
-/// one until told. This tells the provider of every flagged account, through its module: at start (accounts flagged
+/// one until told (the same for an FCM registration and the accounts on it). This tells the provider of every flagged account, through its module: at start (accounts flagged
 /// before a restart), whenever the relay poller registers again, and after a network failure with the relay's
 /// backoff. A provider that refuses, or cannot be told at all, leaves its account flagged with what the user must
 /// do (shown by `pushctl accounts`) and is not asked again until the next start or token change.
@@ -79,7 +79,13 @@ final class PushTokenUpdater: Service, Sendable {
                 if next != .distantFuture { earliest = min(earliest ?? next, next) }
                 continue
             }
-            if let retryAt = await update(account, to: device) { earliest = min(earliest ?? retryAt, retryAt) }
+            // An account on FCM is told its FCM token; until there is a registration, it waits for one.
+            var target = device
+            if let app = account.account.fcmApp {
+                guard let registration = try? await store.fcmRegistration(app: app) else { continue }
+                target.token = registration.token
+            }
+            if let retryAt = await update(account, to: target) { earliest = min(earliest ?? retryAt, retryAt) }
         }
         return earliest
     }
