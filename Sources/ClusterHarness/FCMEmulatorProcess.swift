@@ -62,5 +62,13 @@ public final class FCMEmulatorProcess: Sendable {
             headers: [("Content-Type", "application/json")], body: body))
     }
 
+    /// Makes the emulator's next MCS session misbehave (pushsim's MCSMisbehaviour: garbage, huge_length,
+    /// wrong_version, undecryptable, silent, trickle); connected clients are sent a Close so they log in again.
+    public func misbehave(_ mode: String) async throws -> HTTPResponse {
+        try await CurlHTTPClient.shared.send(HTTPRequest(
+            method: "POST", url: httpURL + "/fcm/sim/misbehave", headers: [("Content-Type", "application/json")],
+            body: try JSONSerialization.data(withJSONObject: ["mode": mode])))
+    }
+
     public func stop() async { await process.stop() }
 }

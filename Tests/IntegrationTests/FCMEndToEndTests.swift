@@ -71,4 +71,49 @@ struct FCMEndToEndTests {
             await fresh.stop()
         }
     }
+
+    /// A hostile or broken MCS server (pushsim's emulator told to misbehave in its next session): each gets a clear
+    /// line in the journal and a reconnect, never a crash; a message that will not decrypt is dropped with its own
+    /// line and the connection stays.
+    @Test(arguments: [
+        ("garbage", "stanza tag 255 is not MCS"),
+        ("huge_length", "a stanza of 2147483648 bytes is over the 262144-byte limit"),
+        ("wrong_version", "the peer speaks MCS version 40, not 41"),
+        ("undecryptable", "cannot be read"),
+        ("silent", "the connection is dead"),
+        ("trickle", "the connection is dead"),
+    ])
+    func aHostileMCSServerGetsAClearErrorAndAReconnect(mode: String, logged: String) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-hostile-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let emulator = try await FCMEmulatorProcess(directory: directory)
+        defer { Task { await emulator.stop() } }
+        try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
+            var environment = emulator.daemonEnvironment
+            environment["PUSHAGENT_FCM_HEARTBEAT_SECONDS"] = "2"
+            try await cluster.startDaemon(extraEnvironment: environment)
+            let fcmState = { try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state }
+            try await eventually("pushagentd logged in to FCM") { try await fcmState() == "connected" }
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
+
+            let reply = try await emulator.misbehave(mode)
+            #expect(reply.status == 200)
+            try await eventually("pushagentd says what went wrong", timeout: .seconds(30)) {
+                cluster.daemon?.text.contains(logged) == true
+            }
+            try await eventually("pushagentd is connected again", timeout: .seconds(30)) {
+                guard emulator.process.text.components(separatedBy: "fcm mcs login").count >= 3 || mode == "undecryptable"
+                else { return false }
+                return try await fcmState() == "connected"
+            }
+            _ = try await sim.push(message: "After the storm")
+            try await eventually("a push still arrives") {
+                try await cluster.client.approvals(state: .pending).contains { $0.message == "After the storm" }
+            }
+            #expect(cluster.daemon?.isRunning == true)
+        }
+        await emulator.stop()
+    }
 }

@@ -28,6 +28,7 @@ actor FCMEmulator {
     private var installationAuthTokens: Set<String> = []
     private var webRegistrations: [String: WebRegistration] = [:]
     private var sentCount = 0
+    private var nextMisbehaviour: MCSMisbehaviour?
     let events: SimEvents
 
     init(events: SimEvents) {
@@ -132,6 +133,18 @@ actor FCMEmulator {
 
     // MARK: MCS sessions
 
+    /// The next login's session misbehaves as asked; every device is sent a Close so that it logs in again.
+    func misbehave(_ misbehaviour: MCSMisbehaviour) {
+        nextMisbehaviour = misbehaviour
+        events.emit("fcm misbehave: the next MCS session will be \(misbehaviour.rawValue)")
+        for device in devices.values { device.session?.send(.close(McsProto_Close())) }
+    }
+
+    func takeMisbehaviour() -> MCSMisbehaviour? {
+        defer { nextMisbehaviour = nil }
+        return nextMisbehaviour
+    }
+
     /// A login: the device must be known with this token. Ids it lists as received are acknowledged; whatever stays
     /// queued is sent again on the new session, which replaces any earlier one.
     func logIn(androidID: UInt64, securityToken: UInt64, received: [String], session: MCSSessionOutbox) -> Bool {
@@ -167,15 +180,22 @@ actor FCMEmulator {
 
 /// Where the emulator writes a logged-in device's stanzas: its connection's outbound stream.
 final class MCSSessionOutbox: Sendable {
-    private let continuation: AsyncStream<MCSMessage>.Continuation
-    private let finished = Mutex(false)
-    let stream: AsyncStream<MCSMessage>
-
-    init() {
-        (stream, continuation) = AsyncStream.makeStream(of: MCSMessage.self)
+    enum Outgoing: Sendable {
+        case stanza(MCSMessage)
+        /// Bytes as they are, for a misbehaving server.
+        case raw(Data)
     }
 
-    func send(_ message: MCSMessage) { continuation.yield(message) }
+    private let continuation: AsyncStream<Outgoing>.Continuation
+    private let finished = Mutex(false)
+    let stream: AsyncStream<Outgoing>
+
+    init() {
+        (stream, continuation) = AsyncStream.makeStream(of: Outgoing.self)
+    }
+
+    func send(_ message: MCSMessage) { continuation.yield(.stanza(message)) }
+    func send(raw bytes: Data) { continuation.yield(.raw(bytes)) }
 
     func finish() {
         finished.withLock { $0 = true }

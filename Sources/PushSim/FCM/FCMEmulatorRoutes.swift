@@ -22,6 +22,16 @@ struct FCMEmulatorRoutes {
         router.post("/fcm/send/v1/projects/:project/messages:send") { request, context in
             try await send(request, project: context.parameters.get("project") ?? "")
         }
+        // Not Google's: the emulator's own switch for the receiver's robustness tests.
+        router.post("/fcm/sim/misbehave") { request, _ in
+            guard let json = try JSONSerialization.jsonObject(with: try await body(request)) as? [String: Any],
+                  let mode = (json["mode"] as? String).flatMap(MCSMisbehaviour.init(rawValue:)) else {
+                return Self.googleError(400, "INVALID_ARGUMENT",
+                                        "mode must be one of \(MCSMisbehaviour.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            await emulator.misbehave(mode)
+            return Self.json(["mode": mode.rawValue])
+        }
     }
 
     private func body(_ request: Request) async throws -> Data {

@@ -50,17 +50,25 @@ struct MCSServer: Sendable {
                 try await withThrowingTaskGroup(of: Void.self) { tasks in
                     tasks.addTask {
                         var first = true
-                        for await message in outbox.stream {
-                            let frame = try MCSFraming.frame(message, withVersion: first)
+                        for await outgoing in outbox.stream {
+                            switch outgoing {
+                            case .stanza(let message):
+                                try await outbound.write(ByteBuffer(bytes: try MCSFraming.frame(message, withVersion: first)))
+                            case .raw(let bytes):
+                                try await outbound.write(ByteBuffer(bytes: bytes))
+                            }
                             first = false
-                            try await outbound.write(ByteBuffer(bytes: frame))
                         }
                     }
                     var decoder = MCSFrameDecoder()
+                    var silent = false
                     reading: for try await chunk in inbound {
                         decoder.append(chunk.readableBytesView)
                         while let message = try decoder.next() {
-                            guard try await handle(message, device: &device, outbox: outbox) else { break reading }
+                            if silent { continue }
+                            guard try await handle(message, device: &device, silent: &silent, outbox: outbox) else {
+                                break reading
+                            }
                         }
                     }
                     // What was queued (a Close, say) is written before the connection closes.
@@ -76,7 +84,8 @@ struct MCSServer: Sendable {
     }
 
     /// False to end the connection.
-    private func handle(_ message: MCSMessage, device: inout UInt64?, outbox: MCSSessionOutbox) async throws -> Bool {
+    private func handle(_ message: MCSMessage, device: inout UInt64?, silent: inout Bool, outbox: MCSSessionOutbox)
+        async throws -> Bool {
         switch message {
         case .loginRequest(let login):
             guard device == nil, let id = UInt64(login.user), let token = UInt64(login.authToken),
@@ -96,8 +105,17 @@ struct MCSServer: Sendable {
             response.id = "chrome-63.0.3234.0"
             response.jid = "\(id)@mcs.android.com"
             response.serverTimestamp = Int64(Date().timeIntervalSince1970 * 1000)
+            guard let misbehaviour = await emulator.takeMisbehaviour() else {
+                outbox.send(.loginResponse(response))
+                startPings(every: login.heartbeatStat.intervalMs, to: outbox)
+                return true
+            }
+            if misbehaviour == .wrongVersion {
+                outbox.send(raw: Data([40]) + (try MCSFraming.frame(.loginResponse(response), withVersion: false)))
+                return true
+            }
             outbox.send(.loginResponse(response))
-            startPings(every: login.heartbeatStat.intervalMs, to: outbox)
+            silent = try misbehaviour.act(on: outbox)
             return true
         case .heartbeatPing:
             outbox.send(.heartbeatAck(McsProto_HeartbeatAck()))

@@ -59,28 +59,31 @@ struct FCMPushSource: PushSource {
     private func session(_ registration: FCMRegistration, _ settings: FCMSettings, ingest: PushIngest,
                          onLogin: () -> Void) async throws {
         let endpoints = settings.endpoints
-        let silence = TimeAmount.milliseconds(Int64((settings.heartbeatSeconds + 20) * 1000))
         let connection: MCSConnection
         do {
-            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsPort,
-                                                      caFile: settings.caFile, silenceLimit: silence)
+            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsPort, caFile: settings.caFile)
         } catch where endpoints.mcsFallbackPort != endpoints.mcsPort && !(error is CancellationError) {
             // Networks that block 5228 usually let 443 through, as Chrome's fallback assumes.
             logger.info("fcm: \(endpoints.mcsHost):\(endpoints.mcsPort) unreachable (\(error)); trying port \(endpoints.mcsFallbackPort)")
             connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsFallbackPort,
-                                                      caFile: settings.caFile, silenceLimit: silence)
+                                                      caFile: settings.caFile)
         }
         let keys = try registration.keys()
+        let liveness = Liveness(limit: .milliseconds(Int(settings.heartbeatSeconds * 1500 + 5000)))
         try await connection.channel.executeThenClose { inbound, outbound in
             let writer = MCSWriter(outbound: outbound)
             try await writer.send(.loginRequest(login(registration, settings)))
             try await withThrowingTaskGroup(of: Void.self) { tasks in
-                tasks.addTask { try await ping(writer, every: settings.heartbeatSeconds) }
+                tasks.addTask {
+                    try await ping(writer, every: settings.heartbeatSeconds, liveness: liveness,
+                                   channel: connection.channel.channel)
+                }
                 var decoder = MCSFrameDecoder()
                 for try await chunk in inbound {
                     decoder.append(chunk.readableBytesView)
                     var received: [(push: DeliveredPush?, id: String)] = []
                     while let message = try decoder.next() {
+                        liveness.heard()
                         switch message {
                         case .loginResponse(let response):
                             guard !response.hasError else {
@@ -116,6 +119,7 @@ struct FCMPushSource: PushSource {
                 tasks.cancelAll()
             }
         }
+        if let silence = liveness.declaredDead { throw FCMSourceError.dead(seconds: silence) }
     }
 
     /// The push in a data stanza, or nil (logged) for one that cannot be read: it is acknowledged all the same,
@@ -159,9 +163,15 @@ struct FCMPushSource: PushSource {
         return login
     }
 
-    private func ping(_ writer: MCSWriter, every seconds: Double) async throws {
+    /// Pings every `seconds`; a connection that brought no whole stanza (not even the answer to a ping) within the
+    /// liveness limit is closed: a dead peer, a NAT mapping gone, a stream trickling a stanza that never ends.
+    private func ping(_ writer: MCSWriter, every seconds: Double, liveness: Liveness, channel: any Channel) async throws {
         while true {
             try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            if liveness.isDead() {
+                channel.close(promise: nil)
+                return
+            }
             try await writer.send(.heartbeatPing(McsProto_HeartbeatPing()))
         }
     }
@@ -171,12 +181,14 @@ enum FCMSourceError: Error, CustomStringConvertible {
     case misconfigured(String)
     case loginRefused(String)
     case closedByServer
+    case dead(seconds: Int)
 
     var description: String {
         switch self {
         case .misconfigured(let problem): problem
         case .loginRefused(let why): "MCS refused the login (\(why))"
         case .closedByServer: "MCS closed the connection"
+        case .dead(let seconds): "no whole stanza from MCS in \(seconds) s (not even a heartbeat): the connection is dead"
         }
     }
 }
@@ -218,4 +230,27 @@ final class AcknowledgedIDs: Sendable {
         let sent = carried.withLock { $0 }
         ids.withLock { current in current.removeAll { sent.contains($0) } }
     }
+}
+
+/// When MCS last sent a whole stanza, and whether the connection was given up for its silence.
+final class Liveness: Sendable {
+    private let limit: Duration
+    private let state: Mutex<(last: ContinuousClock.Instant, dead: Bool)>
+
+    init(limit: Duration) {
+        self.limit = limit
+        state = Mutex((.now, false))
+    }
+
+    func heard() { state.withLock { $0.last = .now } }
+
+    /// True once the silence passed the limit (and from then on).
+    func isDead() -> Bool {
+        state.withLock { state in
+            if ContinuousClock.now - state.last > limit { state.dead = true }
+            return state.dead
+        }
+    }
+
+    var declaredDead: Int? { state.withLock { $0.dead } ? Int(limit.components.seconds) : nil }
 }

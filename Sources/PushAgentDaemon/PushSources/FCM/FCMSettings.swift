@@ -37,7 +37,7 @@ struct FCMSettings: ConfigSection {
         case "fcm_mcs_fallback_port":
             endpoints.mcsFallbackPort = Int(try ConfigValue.number(value, key: key, in: 1...65535, origin: origin))
         case "fcm_ca_file": caFile = value
-        case "fcm_heartbeat_seconds": heartbeatSeconds = try ConfigValue.number(value, key: key, in: 5...3600, origin: origin)
+        case "fcm_heartbeat_seconds": heartbeatSeconds = try ConfigValue.number(value, key: key, in: 1...3600, origin: origin)
         default: throw ConfigError("\(origin): unknown key '\(key)'")
         }
     }

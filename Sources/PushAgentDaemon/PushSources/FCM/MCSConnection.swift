@@ -4,12 +4,11 @@ import NIOPosix
 import NIOSSL
 import PushAgentCore
 
-/// One TLS connection to MCS: stanzas in as they are read, stanzas out through `send`. A connection that receives
-/// nothing (not even the answer to our ping) for `silenceLimit` is closed, which ends `messages`.
+/// One TLS connection to MCS, its bytes both ways (FCMPushSource reads and writes stanzas on it).
 struct MCSConnection: Sendable {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
 
-    static func open(host: String, port: Int, caFile: String?, silenceLimit: TimeAmount) async throws -> MCSConnection {
+    static func open(host: String, port: Int, caFile: String?) async throws -> MCSConnection {
         var tls = TLSConfiguration.makeClientConfiguration()
         if let caFile { tls.additionalTrustRoots = [.file(caFile)] }
         let context = try NIOSSLContext(configuration: tls)
@@ -19,29 +18,11 @@ struct MCSConnection: Sendable {
             .connectTimeout(.seconds(10))
             .connect(host: host, port: port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandlers([
-                        try NIOSSLClientHandler(context: context, serverHostname: serverName),
-                        IdleStateHandler(readTimeout: silenceLimit),
-                        CloseWhenSilent(),
-                    ])
+                    try channel.pipeline.syncOperations.addHandler(
+                        try NIOSSLClientHandler(context: context, serverHostname: serverName))
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
         return MCSConnection(channel: channel)
-    }
-}
-
-/// Closes the connection when IdleStateHandler reports that nothing was read for its timeout: a dead peer, a
-/// NAT mapping gone, a stalled stream.
-private final class CloseWhenSilent: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-
-    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if let idle = event as? IdleStateHandler.IdleStateEvent, idle == .read {
-            context.close(promise: nil)
-        } else {
-            context.fireUserInboundEventTriggered(event)
-        }
     }
 }

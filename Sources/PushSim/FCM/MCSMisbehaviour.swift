@@ -1,0 +1,56 @@
+import Foundation
+import PushAgentCore
+
+/// What a hostile or broken MCS server does after a login, for the receiver's robustness tests
+/// (`POST /fcm/sim/misbehave {"mode"}`: the next session does it).
+enum MCSMisbehaviour: String, Codable, Sendable, CaseIterable {
+    /// Bytes that are no stanza.
+    case garbage
+    /// A data stanza announcing 2 GiB.
+    case hugeLength = "huge_length"
+    /// The login answered under version 40.
+    case wrongVersion = "wrong_version"
+    /// A data stanza encrypted for someone else.
+    case undecryptable
+    /// Nothing more: no pings, no acks, no answers.
+    case silent
+    /// A stanza that never ends, a byte at a time, and nothing else: the connection looks alive byte by byte.
+    case trickle
+
+    /// Starts misbehaving after the login response; true when the session must answer nothing from now on.
+    func act(on outbox: MCSSessionOutbox) throws -> Bool {
+        switch self {
+        case .garbage:
+            outbox.send(raw: Data([0xff, 0xfe, 0x00, 0x01]) + Data((0..<64).map { _ in UInt8.random(in: 0...255) }))
+        case .hugeLength:
+            outbox.send(raw: Data([8, 0x80, 0x80, 0x80, 0x80, 0x08]))
+        case .undecryptable:
+            let stranger = WebPushKeys.generate()
+            let sealed = try WebPushSender(receiverPublicKey: stranger.publicKey, authSecret: stranger.authSecret)
+                .encrypt(aesgcm: Data(#"{"data":{"messageId":"x"}}"#.utf8))
+            var stanza = McsProto_DataMessageStanza()
+            stanza.from = "hostile"
+            stanza.category = "org.chromium.linux"
+            stanza.persistentID = "0:hostile%" + UUID().uuidString
+            stanza.rawData = sealed.body
+            stanza.appData = [("encryption", "salt=" + FCMEmulator.paddedBase64URL(sealed.salt)),
+                              ("crypto-key", "dh=" + FCMEmulator.paddedBase64URL(sealed.senderPublicKey))].map {
+                var item = McsProto_AppData()
+                item.key = $0.0
+                item.value = $0.1
+                return item
+            }
+            outbox.send(.data(stanza))
+        case .wrongVersion, .silent:
+            break
+        case .trickle:
+            outbox.send(raw: Data([6, 0xc0, 0x9a, 0x0c]))  // a presence stanza of 200,000 bytes, begun
+            Task {
+                while !outbox.isFinished, (try? await Task.sleep(for: .milliseconds(100))) != nil {
+                    outbox.send(raw: Data([0]))
+                }
+            }
+        }
+        return self == .silent || self == .trickle
+    }
+}
