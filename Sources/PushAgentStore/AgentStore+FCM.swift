@@ -13,6 +13,13 @@ extension AgentStore {
         }
     }
 
+    /// The token `account`'s provider pushes to: its FCM registration's when it is on FCM, else the relay's; nil
+    /// until that registration exists.
+    public func pushToken(for account: Account) async throws -> String? {
+        if let app = account.fcmApp { return try await fcmRegistration(app: app)?.token }
+        return try await deviceIdentity()?.token
+    }
+
     public func saveFCMRegistration(_ registration: FCMRegistration) async throws {
         let name = registration.app.name
         let sealed = try sealer.seal(try JSONEncoder().encode(registration), context: SealedColumn.fcmRegistration(app: name))

@@ -72,6 +72,38 @@ struct FCMEndToEndTests {
         }
     }
 
+    @Test func aPlusAuthNumberChallengeSentThroughFCMIsAnsweredWithItsNumber() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-plusauth-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let emulator = try await FCMEmulatorProcess(directory: directory)
+        defer { Task { await emulator.stop() } }
+        try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
+            try await cluster.startDaemon(extraEnvironment: emulator.daemonEnvironment)
+            try await eventually("pushagentd logged in to FCM") {
+                try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
+            }
+            let sim = SimClient(baseURL: cluster.simURL).plusAuth
+            let enroll = try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI(account: "alice")])
+            #expect(enroll.status == 0, "\(enroll.stderr)")
+            let registration = try #require(try await sim.registrations().first)
+            #expect(registration.deviceToken != (try await cluster.client.status().pushToken), "the FCM token, not the relay's")
+
+            let push = try await sim.push(type: "code")
+            var pending: [Approval] = []
+            try await eventually("the number challenge arrived through FCM") {
+                pending = try await cluster.client.approvals(state: .pending)
+                return pending.count == 1
+            }
+            #expect(pending[0].provider == .plusauth && pending[0].numbers == push.values)
+            let approve = try await cluster.pushctl(["approve", pending[0].id, "--number", try #require(push.correctValue)])
+            #expect(approve.status == 0, "\(approve.stderr)")
+            let answer = try await sim.answer(to: push.pushId)
+            #expect(answer.outcome == "approved" && answer.verified)
+        }
+        await emulator.stop()
+    }
+
     /// A hostile or broken MCS server (pushsim's emulator told to misbehave in its next session): each gets a clear
     /// line in the journal and a reconnect, never a crash; a message that will not decrypt is dropped with its own
     /// line and the connection stays.

@@ -26,8 +26,8 @@ struct HyphenSignIn: Sendable {
             throw ServiceError(.invalidArgument, "the credential is empty: give the sign-in token your Hyphen app issued (--credential TOKEN, or --credential - to read it from stdin)")
         }
         let credentials = try decode(stored)
-        guard let device = try await store.deviceIdentity() else {
-            throw ServiceError(.unavailable, "not registered with the relay yet, so Hyphen cannot be given a push token; check `pushctl status` and try again once the relay is connected")
+        guard let pushToken = try await store.pushToken(for: stored.account) else {
+            throw ServiceError(.unavailable, "not registered with \(stored.account.transport) yet, so Hyphen cannot be given a push token; check `pushctl status` and try again once it is connected")
         }
         try await store.audit(event: "hyphen_signin", peer: peer, subject: stored.account.id, detail: nil)
         let key = try credentials.key()
@@ -36,7 +36,7 @@ struct HyphenSignIn: Sendable {
             if credentials.session != nil, let signedIn = try await challenge(stored.account, credentials, key, credential) {
                 return signedIn
             }
-            let own = HyphenDevice.linux(publicKey: key.publicKeyHex, pushToken: device.token, name: deviceName,
+            let own = HyphenDevice.linux(publicKey: key.publicKeyHex, pushToken: pushToken, name: deviceName,
                                          osVersion: Self.kernelRelease)
             do throws(AnswerFailure) {
                 let reply = try await http.json(try HyphenHTTP.build { try api.signIn2FA(credential: credential, chain: credentials.app.chain, device: own) },

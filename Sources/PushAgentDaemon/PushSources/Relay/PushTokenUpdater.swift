@@ -81,10 +81,8 @@ final class PushTokenUpdater: Service, Sendable {
             }
             // An account on FCM is told its FCM token; until there is a registration, it waits for one.
             var target = device
-            if let app = account.account.fcmApp {
-                guard let registration = try? await store.fcmRegistration(app: app) else { continue }
-                target.token = registration.token
-            }
+            guard let token = try? await store.pushToken(for: account.account) else { continue }
+            target.token = token
             if let retryAt = await update(account, to: target) { earliest = min(earliest ?? retryAt, retryAt) }
         }
         return earliest
