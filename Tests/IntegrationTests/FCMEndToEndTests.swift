@@ -104,6 +104,42 @@ struct FCMEndToEndTests {
         await emulator.stop()
     }
 
+    /// Hyphen learns the push token at sign-in: the account's FCM token, so Hyphen's push comes through Google.
+    @Test func aHyphenAccountOnFCMSignsInAndApprovesThroughIt() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-hyphen-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let emulator = try await FCMEmulatorProcess(directory: directory)
+        defer { Task { await emulator.stop() } }
+        try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
+            try await cluster.startDaemon(extraEnvironment: emulator.daemonEnvironment)
+            try await eventually("pushagentd logged in to FCM") {
+                try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
+            }
+            let sim = HyphenSimClient(baseURL: cluster.simURL)
+            let user = try await sim.user(email: "alice@example.com", existingDevice: false)
+            let enroll = try await cluster.pushctl(["--json", "enroll", "--fcm-app", "default", user.uri])
+            #expect(enroll.status == 0, "\(enroll.stderr)")
+            let account = try ControlJSON.decoder().decode(Account.self, from: Data(enroll.stdout.utf8))
+            #expect(account.fcmApp == "default")
+            let signIn = try await cluster.pushctl(["hyphen", "signin", "--account", account.id, "--credential", user.credential])
+            #expect(signIn.status == 0, "\(signIn.stderr)")
+
+            let id = try await sim.push()
+            var pending: [Approval] = []
+            try await eventually("Hyphen's push arrived through FCM") {
+                pending = try await cluster.client.approvals(state: .pending)
+                return pending.count == 1
+            }
+            #expect(pending[0].provider == .hyphen)
+            let approve = try await cluster.pushctl(["approve", pending[0].id])
+            #expect(approve.status == 0, "\(approve.stderr)")
+            let answer = try await sim.answer(to: id)
+            #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
+        }
+        await emulator.stop()
+    }
+
     /// A hostile or broken MCS server (pushsim's emulator told to misbehave in its next session): each gets a clear
     /// line in the journal and a reconnect, never a crash; a message that will not decrypt is dropped with its own
     /// line and the connection stays.
