@@ -77,6 +77,7 @@ demo: build
 bench: deps
 	$(SWIFT) build -c release
 	.build/release/pushbench --bin-dir .build/release
+	.build/release/pushbench --bin-dir .build/release --transport fcm
 
 # pushrelay next to nginx/nchan (memory, and Redis with appendfsync always), same client, one table
 # (docs/benchmarks.md). Installs nginx, libnginx-mod-nchan, redis-server and wrk if missing; about 3 minutes.

@@ -25,4 +25,6 @@ extension ControlClient {
     }
 
     public func refresh() async throws -> RefreshResponse { try await call("POST", "/v1/refresh") }
+    /// Registers with FCM (or reuses the registration) and reports it (docs/fcm.md).
+    public func fcmCheck() async throws -> FCMCheckResponse { try await call("POST", "/v1/fcm/check") }
 }

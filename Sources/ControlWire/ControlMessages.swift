@@ -244,3 +244,33 @@ public struct PushSourceStatus: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey { case name, state, detail, lastReceivedAt = "last_received_at" }
 }
+
+/// `POST /v1/fcm/check`: the FCM registration as it is after registering (or reusing it), and the connection.
+public struct FCMCheckResponse: Codable, Sendable, Equatable {
+    public var app: String
+    public var projectID: String
+    public var senderID: String
+    /// The token providers send to: give it to a test sender (the Firebase console's "Send test message").
+    public var token: String
+    public var device: String
+    public var registeredAt: Date
+    public var installationTokenExpiresAt: Date
+    public var connection: PushSourceStatus
+
+    public init(app: String, projectID: String, senderID: String, token: String, device: String, registeredAt: Date,
+                installationTokenExpiresAt: Date, connection: PushSourceStatus) {
+        self.app = app
+        self.projectID = projectID
+        self.senderID = senderID
+        self.token = token
+        self.device = device
+        self.registeredAt = registeredAt
+        self.installationTokenExpiresAt = installationTokenExpiresAt
+        self.connection = connection
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case app, projectID = "project_id", senderID = "sender_id", token, device, registeredAt = "registered_at"
+        case installationTokenExpiresAt = "installation_token_expires_at", connection
+    }
+}

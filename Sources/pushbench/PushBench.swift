@@ -5,7 +5,8 @@ import ControlWire
 import Foundation
 import Synchronization
 
-/// End-to-end benchmark on loopback: pushsim → pushrelay → pushagentd, timed until the daemon announces the approval.
+/// End-to-end benchmark on loopback: pushsim → pushrelay (or pushsim's FCM emulator, `--transport fcm`) → pushagentd,
+/// timed until the daemon announces the approval; and what the idle daemon costs (RSS, CPU) before the pushes.
 struct PushBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushbench",
@@ -15,14 +16,33 @@ struct PushBench: AsyncParsableCommand {
     @Option(help: "Pushes sent one at a time for the latency figures.") var latencyPushes = 200
     @Option(help: "Pushes for the throughput figure.") var throughputPushes = 1000
     @Option(help: "Pushes in flight at once for the throughput figure.") var concurrency = 16
+    @Option(help: "How pushes reach the daemon: relay, or fcm (pushsim's FCM emulator, MCS over TLS).")
+    var transport = "relay"
+    @Option(help: "Seconds the daemon is watched idle (RSS, CPU) before the pushes.") var idleSeconds = 10
+
+    func validate() throws {
+        guard ["relay", "fcm"].contains(transport) else { throw ValidationError("--transport: relay or fcm") }
+    }
 
     func run() async throws {
         if let binDir { setenv("PUSHAGENT_BIN_DIR", URL(fileURLWithPath: binDir).path, 1) }
-        let cluster = try await Cluster()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pushbench-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let fcm = transport == "fcm" ? try await FCMEmulatorProcess(directory: scratch) : nil
+        let cluster = try await Cluster(simSendsThrough: fcm?.sendBaseURL)
         do {
-            try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_LOG_LEVEL": "warning"])
+            var environment = ["PUSHAGENT_LOG_LEVEL": "warning"]
+            if let fcm { environment.merge(fcm.daemonEnvironment.filter { $0.key != "PUSHAGENT_FCM_HEARTBEAT_SECONDS" }) { $1 } }
+            try await cluster.startDaemon(extraEnvironment: environment)
+            if fcm != nil {
+                try await eventually("pushagentd logged in to FCM") {
+                    try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
+                }
+            }
             let sim = SimClient(baseURL: cluster.simURL)
-            _ = try await cluster.client.enroll(uri: try await sim.enrollURI())
+            _ = try await cluster.client.enroll(uri: try await sim.enrollURI(), fcmApp: fcm == nil ? nil : "default")
+            let idle = try await IdleCost.measure(pid: cluster.daemon!.pid, seconds: idleSeconds)
             let created = try await CreatedCounter(client: cluster.client)
 
             var latencies: [Double] = []
@@ -49,15 +69,19 @@ struct PushBench: AsyncParsableCommand {
             let seconds = (ContinuousClock.now - start).milliseconds / 1000
 
             print("""
+            transport: \(transport)
+            idle daemon over \(idleSeconds) s: RSS \(format(idle.rssMiB)) MiB, CPU \(format(idle.cpuMilliseconds)) ms
             push sent → approval visible (\(latencyPushes) sequential pushes, loopback):
               p50 \(format(percentile(latencies, 0.50))) ms   p90 \(format(percentile(latencies, 0.90))) ms   p99 \(format(percentile(latencies, 0.99))) ms   max \(format(latencies.last ?? 0)) ms
             throughput: \(sent) pushes, \(concurrency) in flight: \(format(Double(sent) / seconds)) approvals/s (\(format(seconds)) s)
             """)
         } catch {
             await cluster.stopAll()
+            await fcm?.stop()
             throw error
         }
         await cluster.stopAll()
+        await fcm?.stop()
     }
 
     private func percentile(_ sorted: [Double], _ p: Double) -> Double {
@@ -105,4 +129,27 @@ final class CreatedCounter: Sendable {
 
 extension Duration {
     var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
+}
+
+/// What a process costs while nothing happens: its RSS at the end, and the CPU it used meanwhile (/proc).
+struct IdleCost {
+    var rssMiB: Double
+    var cpuMilliseconds: Double
+
+    static func measure(pid: Int32, seconds: Int) async throws -> IdleCost {
+        let before = try cpuTicks(pid)
+        try await Task.sleep(for: .seconds(seconds))
+        let ticks = try cpuTicks(pid) - before
+        let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+        let rssKiB = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
+            .flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Double($0) } ?? 0
+        return IdleCost(rssMiB: rssKiB / 1024, cpuMilliseconds: Double(ticks) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK))))
+    }
+
+    /// utime + stime of /proc/PID/stat (fields 14 and 15, after the command name in parentheses).
+    private static func cpuTicks(_ pid: Int32) throws -> Int {
+        let stat = try String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8)
+        let fields = stat[stat.index(after: stat.lastIndex(of: ")")!)...].split(separator: " ")
+        return (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+    }
 }

@@ -23,7 +23,7 @@ struct PushCtl: AsyncParsableCommand {
         version: PushAgentVersion.string,
         subcommands: [Status.self, Accounts.self, Enroll.self, Remove.self, Code.self, List.self, Show.self,
                       Approve.self, Deny.self, Watch.self, Requests.self, Wait.self, History.self, Refresh.self,
-                      JWKS.self, Hyphen.self, Mute.self, Unmute.self, Notify.self, Backup.self, Restore.self])
+                      JWKS.self, Hyphen.self, Mute.self, Unmute.self, Notify.self, Backup.self, Restore.self, FCM.self])
 }
 
 struct GlobalOptions: ParsableArguments {

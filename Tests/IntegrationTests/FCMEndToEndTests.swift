@@ -44,6 +44,10 @@ struct FCMEndToEndTests {
 
             let status = try await cluster.pushctl(["status"])
             #expect(status.stdout.contains("fcm"), "\(status.stdout)")
+            let check = try await cluster.pushctl(["fcm", "check"])
+            #expect(check.status == 0 && check.stdout.contains("connection: connected"), "\(check.stdout)\(check.stderr)")
+            let registration = try await cluster.client.fcmCheck()
+            #expect(check.stdout.contains("token: \(registration.token)") && registration.projectID == FCMEmulatorProcess.projectID)
             let accounts = try await cluster.pushctl(["accounts"])
             #expect(accounts.stdout.contains("PUSHES VIA") && accounts.stdout.contains("fcm (default)"), "\(accounts.stdout)")
             let bad = try await cluster.pushctl(["enroll", "--fcm-app", "other", try await sim.enrollURI(account: "bob")])
@@ -138,6 +142,15 @@ struct FCMEndToEndTests {
             #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
         }
         await emulator.stop()
+    }
+
+    @Test func fcmCheckSaysHowToTurnFCMOn() async throws {
+        try await Cluster.run { cluster in
+            try await cluster.startDaemon()
+            let check = try await cluster.pushctl(["fcm", "check"])
+            #expect(check.status != 0 && check.stderr.contains("FCM is off: set fcm_project_id"), "\(check.stderr)")
+            #expect(try await cluster.client.status().pushSources?.contains { $0.name == "fcm" } == false)
+        }
     }
 
     /// A hostile or broken MCS server (pushsim's emulator told to misbehave in its next session): each gets a clear

@@ -40,12 +40,12 @@ struct AgentServices: Sendable {
                                     config: config, store: store, relayState: relayState, events: events,
                                     heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
         // FCM is off until its Firebase app is configured (docs/fcm.md); turning it on takes a restart.
-        let fcm: [any PushSource] = settings.providers.fcm.isEnabled
-            ? [FCMPushSource(registrar: FCMRegistrar(store: store, http: ProviderHTTP(http: .shared),
-                                                     tokenUpdater: tokenUpdater, logger: logger),
-                             config: config, logger: logger)]
-            : []
-        pushSources = PushSources(all: [relay] + fcm + modules.pushSources)
+        let fcm = settings.providers.fcm.isEnabled
+            ? FCMPushSource(registrar: FCMRegistrar(store: store, http: ProviderHTTP(http: .shared),
+                                                    tokenUpdater: tokenUpdater, logger: logger),
+                            config: config, logger: logger)
+            : nil
+        pushSources = PushSources(all: [relay] + (fcm.map { [$0] } ?? []) + modules.pushSources)
         let writers = Writers(policy: OperatorPolicy(config: config, daemonUid: getuid()), store: store)
         responder = ControlRouter(collections: [
             StatusRoutes(store: store, events: events, relayState: relayState, pushSources: pushSources, startedAt: Date()),
@@ -55,6 +55,7 @@ struct AgentServices: Sendable {
             ApprovalRoutes(store: store, approvals: approvals, writers: writers),
             RequestRoutes(store: store, events: events),
             RefreshRoutes(pushSources: pushSources, ingest: ingest),
+            FCMRoutes(source: fcm, writers: writers),
             StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)),
             BackupRoutes(backups: BackupService(store: store, modules: modules, events: events, tokenUpdater: tokenUpdater,
                                                 logger: logger), writers: writers),

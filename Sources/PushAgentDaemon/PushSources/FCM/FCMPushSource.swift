@@ -22,6 +22,21 @@ struct FCMPushSource: PushSource {
 
     func health() -> PushSourceStatus { status.health(name: name) }
 
+    /// `pushctl fcm check`: the registration as it is after registering (or reusing it), and the connection.
+    func check() async throws -> FCMCheckResponse {
+        let settings = config.current.providers.fcm
+        if let problem = settings.app.problem(keyPrefix: "fcm_") { throw ServiceError(.unavailable, problem) }
+        let registration: FCMRegistration
+        do { registration = try await registrar.registration(for: settings) } catch {
+            throw ServiceError(.upstream, "\(error)")
+        }
+        return FCMCheckResponse(app: settings.app.name, projectID: settings.app.projectID, senderID: settings.app.senderID,
+                                token: registration.token, device: registration.device.mcsDeviceID,
+                                registeredAt: registration.registeredAt,
+                                installationTokenExpiresAt: registration.installation.authTokenExpiresAt,
+                                connection: health())
+    }
+
     func run(into ingest: PushIngest) async throws {
         var backoff = Backoff(config.current)
         while !Task.isCancelled {
