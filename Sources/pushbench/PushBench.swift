@@ -76,6 +76,10 @@ struct PushBench: AsyncParsableCommand {
             throughput: \(sent) pushes, \(concurrency) in flight: \(format(Double(sent) / seconds)) approvals/s (\(format(seconds)) s)
             """)
         } catch {
+            // Events are for watching, not counting: a slow subscriber loses old ones. The store says what arrived.
+            if let stored = try? await cluster.client.approvals(state: .pending) {
+                print("pushagentd holds \(stored.count) pending approvals")
+            }
             await cluster.stopAll()
             await fcm?.stop()
             throw error

@@ -12,6 +12,8 @@ import Synchronization
 /// poll key dedupes) rather than loses.
 struct FCMPushSource: PushSource {
     static let sourceName = "fcm"
+    /// Pushes committed in one transaction at most, as a relay poll brings.
+    static let batchSize = 100
     let registrar: FCMRegistrar
     let config: LiveConfig
     let status = FCMStatusBox()
@@ -123,13 +125,18 @@ struct FCMPushSource: PushSource {
                         }
                     }
                     guard !received.isEmpty else { continue }
-                    let pushes = received.compactMap(\.push)
-                    // Committed first: only then may Google forget them.
-                    if !pushes.isEmpty { try await ingest.ingest(pushes) }
-                    status.update { $0.lastMessage = Date() }
-                    let ids = received.map(\.id).filter { !$0.isEmpty }
-                    acknowledged.add(ids)
-                    try await writer.send(try MCSMessage.selectiveAck(ids))
+                    // Committed first: only then may Google forget them. A backlog comes as one long read: it is
+                    // committed in batches of the relay's size, each acknowledged as it is committed.
+                    for batch in stride(from: 0, to: received.count, by: Self.batchSize).map({
+                        received[$0..<min($0 + Self.batchSize, received.count)]
+                    }) {
+                        let pushes = batch.compactMap(\.push)
+                        if !pushes.isEmpty { try await ingest.ingest(pushes) }
+                        status.update { $0.lastMessage = Date() }
+                        let ids = batch.map(\.id).filter { !$0.isEmpty }
+                        acknowledged.add(ids)
+                        try await writer.send(try MCSMessage.selectiveAck(ids))
+                    }
                 }
                 tasks.cancelAll()
             }
