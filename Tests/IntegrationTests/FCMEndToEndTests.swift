@@ -9,17 +9,28 @@ import Testing
 /// it for the agent's registration and delivers it over MCS; the agent decrypts, shows, and answers AM.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct FCMEndToEndTests {
-    @Test func aForgeRockPushSentThroughFCMIsApprovedAndTheAnswerReachesTheProvider() async throws {
+    /// A cluster whose pushsim sends through a fresh FCM emulator, with pushagentd logged in to it (`environment` over
+    /// the emulator's settings); stopped afterwards.
+    static func withFCMCluster(environment: [String: String] = [:],
+                               _ body: (Cluster, FCMEmulatorProcess, String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-e2e-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let emulator = try await FCMEmulatorProcess(directory: directory)
         defer { Task { await emulator.stop() } }
         try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
-            try await cluster.startDaemon(extraEnvironment: emulator.daemonEnvironment)
-            try await eventually("pushagentd logged in to FCM") {
-                try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
-            }
+            try await cluster.startDaemon(extraEnvironment: emulator.daemonEnvironment.merging(environment) { $1 })
+            try await eventually("pushagentd logged in to FCM") { try await fcmState(cluster) == "connected" }
+            try await body(cluster, emulator, directory)
+        }
+    }
+
+    static func fcmState(_ cluster: Cluster) async throws -> String? {
+        try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state
+    }
+
+    @Test func aForgeRockPushSentThroughFCMIsApprovedAndTheAnswerReachesTheProvider() async throws {
+        try await Self.withFCMCluster { cluster, emulator, directory in
             let sim = SimClient(baseURL: cluster.simURL)
             let enroll = try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()])
             #expect(enroll.status == 0, "\(enroll.stderr)")
@@ -77,16 +88,7 @@ struct FCMEndToEndTests {
     }
 
     @Test func aPlusAuthNumberChallengeSentThroughFCMIsAnsweredWithItsNumber() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-plusauth-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let emulator = try await FCMEmulatorProcess(directory: directory)
-        defer { Task { await emulator.stop() } }
-        try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
-            try await cluster.startDaemon(extraEnvironment: emulator.daemonEnvironment)
-            try await eventually("pushagentd logged in to FCM") {
-                try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
-            }
+        try await Self.withFCMCluster { cluster, emulator, _ in
             let sim = SimClient(baseURL: cluster.simURL).plusAuth
             let enroll = try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI(account: "alice")])
             #expect(enroll.status == 0, "\(enroll.stderr)")
@@ -105,21 +107,11 @@ struct FCMEndToEndTests {
             let answer = try await sim.answer(to: push.pushId)
             #expect(answer.outcome == "approved" && answer.verified)
         }
-        await emulator.stop()
     }
 
     /// Hyphen learns the push token at sign-in: the account's FCM token, so Hyphen's push comes through Google.
     @Test func aHyphenAccountOnFCMSignsInAndApprovesThroughIt() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-hyphen-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let emulator = try await FCMEmulatorProcess(directory: directory)
-        defer { Task { await emulator.stop() } }
-        try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
-            try await cluster.startDaemon(extraEnvironment: emulator.daemonEnvironment)
-            try await eventually("pushagentd logged in to FCM") {
-                try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
-            }
+        try await Self.withFCMCluster { cluster, emulator, _ in
             let sim = HyphenSimClient(baseURL: cluster.simURL)
             let user = try await sim.user(email: "alice@example.com", existingDevice: false)
             let enroll = try await cluster.pushctl(["--json", "enroll", "--fcm-app", "default", user.uri])
@@ -141,7 +133,6 @@ struct FCMEndToEndTests {
             let answer = try await sim.answer(to: id)
             #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
         }
-        await emulator.stop()
     }
 
     @Test func fcmCheckSaysHowToTurnFCMOn() async throws {
@@ -165,17 +156,7 @@ struct FCMEndToEndTests {
         ("trickle", "the connection is dead"),
     ])
     func aHostileMCSServerGetsAClearErrorAndAReconnect(mode: String, logged: String) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-hostile-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let emulator = try await FCMEmulatorProcess(directory: directory)
-        defer { Task { await emulator.stop() } }
-        try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
-            var environment = emulator.daemonEnvironment
-            environment["PUSHAGENT_FCM_HEARTBEAT_SECONDS"] = "2"
-            try await cluster.startDaemon(extraEnvironment: environment)
-            let fcmState = { try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state }
-            try await eventually("pushagentd logged in to FCM") { try await fcmState() == "connected" }
+        try await Self.withFCMCluster(environment: ["PUSHAGENT_FCM_HEARTBEAT_SECONDS": "2"]) { cluster, emulator, _ in
             let sim = SimClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
 
@@ -187,7 +168,7 @@ struct FCMEndToEndTests {
             try await eventually("pushagentd is connected again", timeout: .seconds(30)) {
                 guard emulator.process.text.components(separatedBy: "fcm mcs login").count >= 3 || mode == "undecryptable"
                 else { return false }
-                return try await fcmState() == "connected"
+                return try await Self.fcmState(cluster) == "connected"
             }
             _ = try await sim.push(message: "After the storm")
             try await eventually("a push still arrives") {
@@ -195,6 +176,5 @@ struct FCMEndToEndTests {
             }
             #expect(cluster.daemon?.isRunning == true)
         }
-        await emulator.stop()
     }
 }
