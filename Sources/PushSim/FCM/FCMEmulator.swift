@@ -103,27 +103,33 @@ actor FCMEmulator {
         let payload = try JSONSerialization.data(withJSONObject: [
             "data": data, "from": sender, "priority": "high", "fcmMessageId": messageID,
         ], options: [.sortedKeys])
-        let sealed = try registration.sender.encrypt(aesgcm: payload)
-        var stanza = McsProto_DataMessageStanza()
+        var stanza = Self.dataStanza(try registration.sender.encrypt(aesgcm: payload), from: sender, subtype: gcm.subtype)
         stanza.id = messageID
+        stanza.ttl = 2_419_200
+        devices[gcm.androidID]!.queue.append(stanza)
+        devices[gcm.androidID]!.session?.send(.data(stanza))
+        events.emit("fcm send: \(messageID) to \(SimEvents.short(token)) (\(devices[gcm.androidID]!.queue.count) unacknowledged)")
+        return messageID
+    }
+
+    /// A web-push data stanza as FCM writes one: the encrypted body, its salt and sender key in the app data.
+    static func dataStanza(_ sealed: WebPushSender.AESGCMMessage, from sender: String, subtype: String)
+        -> McsProto_DataMessageStanza {
+        var stanza = McsProto_DataMessageStanza()
         stanza.from = sender
         stanza.category = "org.chromium.linux"
         stanza.persistentID = "0:\(Int(Date().timeIntervalSince1970 * 1000))%" + SimRandom.bytes(8).hex
         stanza.rawData = sealed.body
-        stanza.ttl = 2_419_200
         stanza.sent = Int64(Date().timeIntervalSince1970 * 1000)
-        stanza.appData = [("google.source", "webpush"), ("encryption", "salt=" + Self.paddedBase64URL(sealed.salt)),
-                          ("subtype", gcm.subtype), ("crypto-key", "dh=" + Self.paddedBase64URL(sealed.senderPublicKey))]
+        stanza.appData = [("google.source", "webpush"), ("encryption", "salt=" + paddedBase64URL(sealed.salt)),
+                          ("subtype", subtype), ("crypto-key", "dh=" + paddedBase64URL(sealed.senderPublicKey))]
             .map { key, value in
                 var item = McsProto_AppData()
                 item.key = key
                 item.value = value
                 return item
             }
-        devices[gcm.androidID]!.queue.append(stanza)
-        devices[gcm.androidID]!.session?.send(.data(stanza))
-        events.emit("fcm send: \(messageID) to \(SimEvents.short(token)) (\(devices[gcm.androidID]!.queue.count) unacknowledged)")
-        return messageID
+        return stanza
     }
 
     /// FCM writes these fields URL-safe and padded, which is what firebase-messaging decodes.

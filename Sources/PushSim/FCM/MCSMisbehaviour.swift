@@ -28,19 +28,7 @@ enum MCSMisbehaviour: String, Codable, Sendable, CaseIterable {
             let stranger = WebPushKeys.generate()
             let sealed = try WebPushSender(receiverPublicKey: stranger.publicKey, authSecret: stranger.authSecret)
                 .encrypt(aesgcm: Data(#"{"data":{"messageId":"x"}}"#.utf8))
-            var stanza = McsProto_DataMessageStanza()
-            stanza.from = "hostile"
-            stanza.category = "org.chromium.linux"
-            stanza.persistentID = "0:hostile%" + UUID().uuidString
-            stanza.rawData = sealed.body
-            stanza.appData = [("encryption", "salt=" + FCMEmulator.paddedBase64URL(sealed.salt)),
-                              ("crypto-key", "dh=" + FCMEmulator.paddedBase64URL(sealed.senderPublicKey))].map {
-                var item = McsProto_AppData()
-                item.key = $0.0
-                item.value = $0.1
-                return item
-            }
-            outbox.send(.data(stanza))
+            outbox.send(.data(FCMEmulator.dataStanza(sealed, from: "hostile", subtype: "")))
         case .wrongVersion, .silent:
             break
         case .trickle:

@@ -20,9 +20,9 @@ public struct FCMRegistrationRequests: Sendable {
 
     /// `subtype` is this registration's app instance (`wp:<bundle>#<uuid>`); data messages carry it back.
     public func gcmRegister(device: GCMDevice, subtype: String) -> OutboundRequest {
-        let form = [("app", "org.chromium.linux"), ("X-subtype", subtype), ("device", String(device.androidID)),
-                    ("sender", app.vapidKey ?? Self.defaultSenderKey)]
-            .map { "\($0.0)=\(Self.formEscape($0.1))" }.joined(separator: "&")
+        let form = FormEncoding.encode([("app", "org.chromium.linux"), ("X-subtype", subtype),
+                                        ("device", String(device.androidID)),
+                                        ("sender", app.vapidKey ?? Self.defaultSenderKey)])
         return OutboundRequest(method: "POST", url: endpoints.gcmRegister, headers: [
             .init("Authorization", "AidLogin \(device.androidID):\(device.securityToken)"),
             .init("Content-Type", "application/x-www-form-urlencoded"),
@@ -93,12 +93,6 @@ public struct FCMRegistrationRequests: Sendable {
 
     /// base64 of `{"heartbeats":[],"version":2}`: the SDK's client header, with nothing to report.
     static let heartbeatHeader = Data(#"{"heartbeats":[],"version":2}"#.utf8).base64EncodedString()
-
-    private static func formEscape(_ value: String) -> String {
-        var allowed = CharacterSet.alphanumerics
-        allowed.insert(charactersIn: "-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
-    }
 }
 
 /// A Firebase installation: its id, the refresh token that renews its auth token, and the current auth token.

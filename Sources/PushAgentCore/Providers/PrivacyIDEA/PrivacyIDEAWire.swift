@@ -29,33 +29,21 @@ public enum PrivacyIDEASignText {
 
 /// The HTTP shapes privacyIDEA uses: form-encoded requests, `{"result": {"status", "value"}, "detail"}` answers.
 enum PrivacyIDEAHTTP {
-    /// `application/x-www-form-urlencoded`, every reserved character escaped (a raw `+` would read as a space).
-    static func form(_ fields: [(String, String)]) -> String {
-        fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
-    }
-
     static func post(to url: String, _ fields: [(String, String)], verifyTLS: Bool) -> OutboundRequest {
         OutboundRequest(method: "POST", url: url,
                         headers: [.init("Content-Type", "application/x-www-form-urlencoded"), .init("Accept", "application/json")],
-                        body: Data(form(fields).utf8), verifyTLS: verifyTLS)
+                        body: Data(FormEncoding.encode(fields).utf8), verifyTLS: verifyTLS)
     }
 
     static func get(_ url: String, _ fields: [(String, String)], verifyTLS: Bool) -> OutboundRequest {
         let separator = url.contains("?") ? "&" : "?"
-        return OutboundRequest(method: "GET", url: url + separator + form(fields),
+        return OutboundRequest(method: "GET", url: url + separator + FormEncoding.encode(fields),
                                headers: [.init("Accept", "application/json")], body: Data(), verifyTLS: verifyTLS)
     }
 
     /// ISO-8601 in UTC with fractional seconds, as the app sends (`DateTime.now().toUtc().toIso8601String()`).
     static func timestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
-    }
-
-    private static let unreserved = CharacterSet(charactersIn:
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    private static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 }
 

@@ -178,7 +178,7 @@ struct FCMPushSource: PushSource {
         setting.name = "new_vc"
         setting.value = "1"
         login.setting = [setting]
-        login.receivedPersistentID = acknowledged.pending
+        login.receivedPersistentID = acknowledged.carriedByLogin()
         login.heartbeatStat.ip = ""
         login.heartbeatStat.timeout = true
         login.heartbeatStat.intervalMs = Int32(settings.heartbeatSeconds * 1000)
@@ -242,7 +242,8 @@ final class AcknowledgedIDs: Sendable {
 
     func add(_ new: [String]) { ids.withLock { $0 = Array(($0 + new).suffix(Self.limit)) } }
 
-    var pending: [String] {
+    /// The ids a login repeats, remembered as carried by it until its response confirms them.
+    func carriedByLogin() -> [String] {
         let all = ids.withLock { $0 }
         carried.withLock { $0 = all }
         return all
