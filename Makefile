@@ -11,7 +11,7 @@ SWIFT ?= swift
 # test certificate of pushsim's FCM emulator (MCS over TLS), which PyPI firebase-messaging is tested against.
 APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool python3-venv python3-cryptography \
 	libzbar-dev libpng-dev libjpeg62-turbo-dev qrencode netpbm libjpeg-turbo-progs systemd-container curl sqlite3 \
-	libpam0g-dev xvfb dbus-daemon dbus-bin dunst fonts-dejavu-core postgresql nginx openssl
+	libpam0g-dev xvfb dbus-daemon dbus-bin dunst fonts-dejavu-core postgresql nginx openssl tinyproxy
 BIN := .build/debug
 
 # Installation layout (DESTDIR-aware). CONFIG=release links the Swift runtime statically, so the binaries need

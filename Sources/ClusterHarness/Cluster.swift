@@ -55,10 +55,10 @@ public final class Cluster: @unchecked Sendable {
 
     /// Starts pushagentd and waits until its socket answers; with `asUID`, as that uid (and the same gid) through
     /// setpriv, owning the cluster's directory so that it can make its state and socket there.
-    public func startDaemon(extraEnvironment: [String: String] = [:], waitForRelay: Bool = true,
-                            asUID uid: UInt32? = nil) async throws {
+    public func startDaemon(extraEnvironment: [String: String] = [:], extraArguments: [String] = [],
+                            waitForRelay: Bool = true, asUID uid: UInt32? = nil) async throws {
         var command = [Binaries.path("pushagentd"), "--state-dir", stateDirectory, "--socket", socketPath,
-                       "--relay", relayURLForDaemon ?? relayURL]
+                       "--relay", relayURLForDaemon ?? relayURL] + extraArguments
         if let uid {
             guard chown(directory, uid, uid) == 0 else {
                 throw HarnessError("cannot give \(directory) to uid \(uid): \(String(cString: strerror(errno)))")

@@ -25,6 +25,8 @@ extension ControlClient {
     }
 
     public func refresh() async throws -> RefreshResponse { try await call("POST", "/v1/refresh") }
-    /// Registers with FCM (or reuses the registration) and reports it (docs/fcm.md).
-    public func fcmCheck() async throws -> FCMCheckResponse { try await call("POST", "/v1/fcm/check") }
+    /// Registers with FCM for `app` (nil: the default app) or reuses its registration, and reports it (docs/fcm.md).
+    public func fcmCheck(app: String? = nil) async throws -> FCMCheckResponse {
+        try await call("POST", "/v1/fcm/check" + (app.map { "?app=" + ($0.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0) } ?? ""))
+    }
 }

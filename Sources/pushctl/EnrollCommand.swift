@@ -21,7 +21,7 @@ struct Enroll: AsyncParsableCommand {
     var qr: String?
     @Option(help: "A name for the account (default: from the URI).") var name: String?
     @Option(name: .customLong("fcm-app"), help: ArgumentHelp(
-        "Give the provider this machine's FCM token for the Firebase app NAME (pushagentd.toml's fcm_* settings: 'default'), so it can push through Google; without it, the relay's token.",
+        "Give the provider this machine's FCM token for the Firebase app NAME ('default' for pushagentd.toml's fcm_* keys, or an [fcm_apps.NAME] table), so it can push through Google; 'none' for the relay's token. Without it, the provider's default app (an app's 'providers'), else the relay.",
         valueName: "name"))
     var fcmApp: String?
     @Flag(help: "Parse the URI and show what would be enrolled; contacts nothing (works without a daemon).") var dryRun = false

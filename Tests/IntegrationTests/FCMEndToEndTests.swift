@@ -11,7 +11,7 @@ import Testing
 struct FCMEndToEndTests {
     /// A cluster whose pushsim sends through a fresh FCM emulator, with pushagentd logged in to it (`environment` over
     /// the emulator's settings); stopped afterwards.
-    static func withFCMCluster(environment: [String: String] = [:],
+    static func withFCMCluster(environment: [String: String] = [:], config: String? = nil, waitForConnection: Bool = true,
                                _ body: (Cluster, FCMEmulatorProcess, String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-e2e-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -19,14 +19,71 @@ struct FCMEndToEndTests {
         let emulator = try await FCMEmulatorProcess(directory: directory)
         defer { Task { await emulator.stop() } }
         try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
-            try await cluster.startDaemon(extraEnvironment: emulator.daemonEnvironment.merging(environment) { $1 })
-            try await eventually("pushagentd logged in to FCM") { try await fcmState(cluster) == "connected" }
+            var arguments: [String] = []
+            if let config {
+                try config.write(toFile: directory + "/pushagentd.toml", atomically: true, encoding: .utf8)
+                arguments = ["--config", directory + "/pushagentd.toml"]
+            }
+            try await cluster.startDaemon(extraEnvironment: emulator.daemonEnvironment.merging(environment) { $1 },
+                                          extraArguments: arguments)
+            if waitForConnection {
+                try await eventually("pushagentd logged in to FCM") { try await fcmState(cluster) == "connected" }
+            }
             try await body(cluster, emulator, directory)
         }
     }
 
-    static func fcmState(_ cluster: Cluster) async throws -> String? {
-        try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state
+    static func fcmState(_ cluster: Cluster, source: String = "fcm") async throws -> String? {
+        try await cluster.client.status().pushSources?.first { $0.name == source }?.state
+    }
+
+    /// A second Firebase app, the default of PlusAuth's accounts: its own registration, token and connection.
+    @Test func anAccountGoesToItsProvidersAppAndItsPushesArriveThroughIt() async throws {
+        let config = """
+            [fcm_apps.tenant]
+            project_id = "tenant-mfa"
+            api_key = "AIzaSyTenant"
+            app_id = "1:222222222222:web:0b1c"
+            sender_id = "222222222222"
+            providers = ["plusauth"]
+            """
+        try await Self.withFCMCluster(config: config) { cluster, _, _ in
+            try await eventually("the second app's connection logged in") {
+                try await Self.fcmState(cluster, source: "fcm:tenant") == "connected"
+            }
+            let check = try await cluster.pushctl(["--json", "fcm", "check", "--app", "tenant"])
+            #expect(check.status == 0, "\(check.stderr)")
+            let tenant = try ControlJSON.decoder().decode(FCMCheckResponse.self, from: Data(check.stdout.utf8))
+            #expect(tenant.projectID == "tenant-mfa" && tenant.senderID == "222222222222")
+            let byDefault = try await cluster.client.fcmCheck()
+            #expect(byDefault.app == "default" && byDefault.token != tenant.token && byDefault.device != tenant.device)
+
+            let sim = SimClient(baseURL: cluster.simURL).plusAuth
+            let enroll = try await cluster.pushctl(["--json", "enroll", try await sim.enrollURI(account: "alice")])
+            #expect(enroll.status == 0, "\(enroll.stderr)")
+            let account = try ControlJSON.decoder().decode(Account.self, from: Data(enroll.stdout.utf8))
+            #expect(account.fcmApp == "tenant", "PlusAuth's default app, with no --fcm-app")
+            #expect(try await sim.registrations().first?.deviceToken == tenant.token)
+            let listed = try await cluster.pushctl(["accounts"])
+            #expect(listed.stdout.contains("fcm (tenant)"), "\(listed.stdout)")
+
+            let push = try await sim.push(type: "code")
+            var pending: [Approval] = []
+            try await eventually("the push arrived through the tenant's app") {
+                pending = try await cluster.client.approvals(state: .pending)
+                return pending.count == 1
+            }
+            let approve = try await cluster.pushctl(["approve", pending[0].id, "--number", try #require(push.correctValue)])
+            #expect(approve.status == 0, "\(approve.stderr)")
+            #expect(try await sim.answer(to: push.pushId).outcome == "approved")
+
+            let unknown = try await cluster.pushctl(["enroll", "--fcm-app", "nosuch", try await sim.enrollURI(account: "bob")])
+            #expect(unknown.status != 0 && unknown.stderr.contains("no FCM app 'nosuch'") && unknown.stderr.contains("default, tenant"),
+                    "\(unknown.stderr)")
+            let relay = try await cluster.pushctl(["--json", "enroll", "--fcm-app", "none", try await sim.enrollURI(account: "carol")])
+            #expect(relay.status == 0, "\(relay.stderr)")
+            #expect(try ControlJSON.decoder().decode(Account.self, from: Data(relay.stdout.utf8)).fcmApp == nil)
+        }
     }
 
     @Test func aForgeRockPushSentThroughFCMIsApprovedAndTheAnswerReachesTheProvider() async throws {
@@ -62,7 +119,7 @@ struct FCMEndToEndTests {
             let accounts = try await cluster.pushctl(["accounts"])
             #expect(accounts.stdout.contains("PUSHES VIA") && accounts.stdout.contains("fcm (default)"), "\(accounts.stdout)")
             let bad = try await cluster.pushctl(["enroll", "--fcm-app", "other", try await sim.enrollURI(account: "bob")])
-            #expect(bad.status != 0 && bad.stderr.contains("not registered with FCM for the Firebase app 'other'"),
+            #expect(bad.status != 0 && bad.stderr.contains("no FCM app 'other' in pushagentd.toml (its apps: default)"),
                     "\(bad.stderr)")
 
             // Google forgetting the registration (an emulator started again, empty): the login is refused, the agent
@@ -175,6 +232,39 @@ struct FCMEndToEndTests {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "After the storm" }
             }
             #expect(cluster.daemon?.isRunning == true)
+        }
+    }
+
+    /// Behind a proxy that is the way out, as on a corporate network: Google's HTTP endpoints are reached through it
+    /// (libcurl reads the proxy variables) and MCS through a CONNECT tunnel it opens, with TLS to MCS inside.
+    @Test func behindAProxyMCSIsTunnelledThroughItAndPushesArrive() async throws {
+        let proxy = try await TinyproxyProcess()
+        defer { Task { await proxy.stop() } }
+        try await Self.withFCMCluster(environment: ["HTTPS_PROXY": proxy.url, "http_proxy": proxy.url, "NO_PROXY": "",
+                                                    "no_proxy": ""]) { cluster, emulator, _ in
+            #expect(proxy.requests.contains("CONNECT \(emulator.mcsHost):\(emulator.mcsPort) HTTP/1.1"), "\(proxy.requests)")
+            #expect(proxy.requests.contains("POST \(emulator.httpURL)/fcm/checkin HTTP/1.1"), "\(proxy.requests)")
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
+            _ = try await sim.push(message: "Through the proxy")
+            try await eventually("the push arrived through the tunnel") {
+                try await cluster.client.approvals(state: .pending).contains { $0.message == "Through the proxy" }
+            }
+        }
+    }
+
+    /// A proxy that will not tunnel to MCS's port: the status and the journal say what the proxy answered.
+    @Test func aProxyThatRefusesTheTunnelIsNamedWithItsAnswer() async throws {
+        let proxy = try await TinyproxyProcess(connectPorts: [443])
+        defer { Task { await proxy.stop() } }
+        try await Self.withFCMCluster(environment: ["HTTPS_PROXY": proxy.url, "NO_PROXY": "", "no_proxy": ""],
+                                      waitForConnection: false) { cluster, emulator, _ in
+            try await eventually("pushagentd says the proxy refused") {
+                let fcm = try await cluster.client.status().pushSources?.first { $0.name == "fcm" }
+                return fcm?.state == "backoff" && fcm?.detail?.contains("the proxy refused the tunnel: HTTP/1.") == true
+                    && fcm?.detail?.contains("through the proxy 127.0.0.1:") == true
+            }
+            #expect(cluster.daemon?.text.contains("the proxy refused the tunnel") == true)
         }
     }
 }

@@ -10,6 +10,7 @@ struct EnrollmentService: Sendable {
     let modules: ProviderModules
     let events: EventBus
     let deviceName: String
+    let config: LiveConfig
     let logger: Logger
 
     func enroll(uri text: String, name: String?, fcmApp: String? = nil, peer: Peer) async throws -> Account {
@@ -22,9 +23,10 @@ struct EnrollmentService: Sendable {
         guard var device = try await store.deviceIdentity() else {
             throw ServiceError(.unavailable, "not registered with the relay yet, so there is no push token to give the provider; check `pushctl status` and try again once the relay is connected")
         }
+        let fcmApp = try transport(requested: fcmApp, provider: uri.provider)
         if let fcmApp {
             guard let registration = try await store.fcmRegistration(app: fcmApp) else {
-                throw ServiceError(.unavailable, "not registered with FCM for the Firebase app '\(fcmApp)', so there is no FCM token to give the provider: set its fcm_* settings in pushagentd.toml (docs/fcm.md; 'default' is the one app they describe), restart pushagentd, and try again once `pushctl status` shows fcm connected")
+                throw ServiceError(.unavailable, "not registered with FCM for the Firebase app '\(fcmApp)' yet, so there is no FCM token to give the provider: try again once `pushctl status` shows it connected (`pushctl fcm check --app \(fcmApp)` says why not)")
             }
             device.token = registration.token
         }
@@ -44,6 +46,18 @@ struct EnrollmentService: Sendable {
                       metadata: ["account_id": "\(account.id)", "provider": "\(account.provider.rawValue)"])
         await events.publish(ControlEvent(type: .accountChanged, account: account))
         return account
+    }
+
+    /// The Firebase app the account receives through: the one asked for, else its provider's default (FCMSettings);
+    /// nil for the relay.
+    private func transport(requested: String?, provider: Provider) throws -> String? {
+        let settings = config.current.providers.fcm
+        guard requested != FCMSettings.relayName, let name = requested ?? settings.appForProvider[provider] else { return nil }
+        guard settings.app(named: name) != nil else {
+            let apps = settings.apps.map(\.name)
+            throw ServiceError(.invalidArgument, "no FCM app '\(name)' in pushagentd.toml (\(apps.isEmpty ? "FCM is off" : "its apps: " + apps.joined(separator: ", "))); set one up as docs/fcm.md says and restart pushagentd, or enroll with --fcm-app \(FCMSettings.relayName) to receive through the relay")
+        }
+        return name
     }
 
     func remove(_ idOrPrefix: String, peer: Peer) async throws -> Account {

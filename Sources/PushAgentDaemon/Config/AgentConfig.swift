@@ -72,18 +72,18 @@ public struct AgentConfig: Sendable, Equatable {
         catch let error as TOMLParseError {
             throw ConfigError("\(file): line \(error.source.begin.line): \(error.description)")
         } catch { throw ConfigError("\(file): \(error)") }
-        for key in table.keys where !Self.keys.contains(key) {
+        for key in table.keys where !Self.keys.contains(key) && key != "fcm_apps" {
             throw ConfigError("\(file): unknown key '\(key)' (known keys: \(Self.keys.sorted().joined(separator: ", ")))")
         }
         let fileDirectory = (file as NSString).deletingLastPathComponent
         for key in table.keys {
             guard let value = table[key] else { continue }
             if key == "operators" {
-                guard let array = value.array else { throw ConfigError("\(file): 'operators' must be an array of strings") }
-                operators = try array.map { item throws(ConfigError) in
-                    guard let name = item.string else { throw ConfigError("\(file): 'operators' must hold strings") }
-                    return name
-                }
+                operators = try Self.strings(value, key, file)
+            } else if key == "fcm_apps" {
+                try applyFCMApps(value, file: file)
+            } else if key == "fcm_providers", value.array != nil {
+                try set(key, try Self.strings(value, key, file).joined(separator: ","), origin: file, relativeTo: fileDirectory)
             } else if let string = value.string {
                 try set(key, string, origin: file, relativeTo: fileDirectory)
             } else if let int = value.int {
@@ -97,6 +97,31 @@ public struct AgentConfig: Sendable, Equatable {
             }
         }
         source = file
+    }
+
+    /// `[fcm_apps.NAME]` tables: a Firebase app each, besides the flat keys' `default` (docs/fcm.md).
+    private mutating func applyFCMApps(_ value: any TOMLValueConvertible, file: String) throws(ConfigError) {
+        guard let apps = value.table else { throw ConfigError("\(file): 'fcm_apps' must hold tables: [fcm_apps.NAME]") }
+        for name in apps.keys {
+            guard let app = apps[name]?.table else { throw ConfigError("\(file): 'fcm_apps.\(name)' must be a table: [fcm_apps.\(name)]") }
+            for key in app.keys {
+                guard let item = app[key] else { continue }
+                let text: String
+                if key == "providers" { text = try Self.strings(item, "fcm_apps.\(name).providers", file).joined(separator: ",") }
+                else if let string = item.string { text = string }
+                else if let int = item.int { text = String(int) }
+                else { throw ConfigError("\(file): 'fcm_apps.\(name).\(key)' must be a string") }
+                try providers.fcm.setApp(name, key, text, origin: file)
+            }
+        }
+    }
+
+    private static func strings(_ value: any TOMLValueConvertible, _ key: String, _ file: String) throws(ConfigError) -> [String] {
+        guard let array = value.array else { throw ConfigError("\(file): '\(key)' must be an array of strings") }
+        return try array.map { item throws(ConfigError) in
+            guard let string = item.string else { throw ConfigError("\(file): '\(key)' must hold strings") }
+            return string
+        }
     }
 
     mutating func apply(environment: [String: String], workingDirectory: String) throws(ConfigError) {

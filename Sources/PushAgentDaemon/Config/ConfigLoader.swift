@@ -57,6 +57,7 @@ public enum ConfigLoader {
                               + "path holds at most \(ConfigPaths.maximumSocketPathBytes): give a shorter --socket PATH "
                               + "(or `socket`, PUSHAGENT_SOCKET)")
         }
+        try config.providers.fcm.validate(origin: file ?? "the settings")
         guard config.relayURL != nil else {
             throw ConfigError("relay_url is not set: give --relay URL, PUSHAGENT_RELAY_URL, or relay_url in \(file ?? "the config file")")
         }

@@ -39,23 +39,23 @@ struct AgentServices: Sendable {
         let relay = RelayPushSource(client: RelayDeviceClient(baseURL: settings.relayURL ?? "", http: .shared),
                                     config: config, store: store, relayState: relayState, events: events,
                                     heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
-        // FCM is off until its Firebase app is configured (docs/fcm.md); turning it on takes a restart.
-        let fcm = settings.providers.fcm.isEnabled
-            ? FCMPushSource(registrar: FCMRegistrar(store: store, http: ProviderHTTP(http: .shared),
-                                                    tokenUpdater: tokenUpdater, logger: logger),
-                            config: config, logger: logger)
-            : nil
-        pushSources = PushSources(all: [relay] + (fcm.map { [$0] } ?? []) + modules.pushSources)
+        // FCM is off until a Firebase app is configured (docs/fcm.md); adding or removing an app takes a restart.
+        let registrar = FCMRegistrar(store: store, http: ProviderHTTP(http: .shared), tokenUpdater: tokenUpdater,
+                                     logger: logger)
+        let fcm = settings.providers.fcm.apps.map {
+            FCMPushSource(appName: $0.name, registrar: registrar, config: config, logger: logger)
+        }
+        pushSources = PushSources(all: [relay] + fcm + modules.pushSources)
         let writers = Writers(policy: OperatorPolicy(config: config, daemonUid: getuid()), store: store)
         responder = ControlRouter(collections: [
             StatusRoutes(store: store, events: events, relayState: relayState, pushSources: pushSources, startedAt: Date()),
             AccountRoutes(store: store, enrollment: EnrollmentService(store: store, modules: modules, events: events,
-                                                                      deviceName: settings.deviceName, logger: logger),
+                                                                      deviceName: settings.deviceName, config: config, logger: logger),
                           muting: muting, modules: modules, config: config, writers: writers),
             ApprovalRoutes(store: store, approvals: approvals, writers: writers),
             RequestRoutes(store: store, events: events),
             RefreshRoutes(pushSources: pushSources, ingest: ingest),
-            FCMRoutes(source: fcm, writers: writers),
+            FCMRoutes(sources: fcm, writers: writers),
             StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)),
             BackupRoutes(backups: BackupService(store: store, modules: modules, events: events, tokenUpdater: tokenUpdater,
                                                 logger: logger), writers: writers),

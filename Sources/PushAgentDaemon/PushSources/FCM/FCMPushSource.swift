@@ -2,6 +2,7 @@ import ControlWire
 import Foundation
 import Logging
 import NIOCore
+import NIOSSL
 import PushAgentCore
 import PushAgentStore
 import Synchronization
@@ -10,29 +11,42 @@ import Synchronization
 /// MCS over TLS, each data message decrypted and handed to ingest. A message is acknowledged to Google only after
 /// ingest committed it, and its id is repeated at the next login, so a crash in between redelivers (and the store's
 /// poll key dedupes) rather than loses.
+/// One source per configured Firebase app: each app's registration is a device of its own to Google.
 struct FCMPushSource: PushSource {
-    static let sourceName = "fcm"
     /// Pushes committed in one transaction at most, as a relay poll brings.
     static let batchSize = 100
+    /// The Firebase app (FCMSettings) whose pushes this source receives.
+    let appName: String
     let registrar: FCMRegistrar
     let config: LiveConfig
     let status = FCMStatusBox()
     let acknowledged = AcknowledgedIDs()
+    let tlsContexts = TLSContexts()
     let logger: Logger
 
-    var name: String { Self.sourceName }
+    /// `fcm` for the default app, `fcm:NAME` for the others.
+    var name: String { appName == FCMSettings.defaultAppName ? "fcm" : "fcm:" + appName }
 
     func health() -> PushSourceStatus { status.health(name: name) }
+
+    /// The app's profile as the settings say now; an app a reload removed stops here until a restart drops it.
+    private func app(_ settings: FCMSettings) throws(FCMSourceError) -> FirebaseAppProfile {
+        guard let app = settings.app(named: appName) else {
+            throw .misconfigured("the FCM app '\(appName)' is no longer in pushagentd.toml: restart pushagentd to stop receiving for it")
+        }
+        return app
+    }
 
     /// `pushctl fcm check`: the registration as it is after registering (or reusing it), and the connection.
     func check() async throws -> FCMCheckResponse {
         let settings = config.current.providers.fcm
-        if let problem = settings.app.problem(keyPrefix: "fcm_") { throw ServiceError(.unavailable, problem) }
+        let app: FirebaseAppProfile
+        do { app = try self.app(settings) } catch { throw ServiceError(.unavailable, "\(error)") }
         let registration: FCMRegistration
-        do { registration = try await registrar.registration(for: settings) } catch {
+        do { registration = try await registrar.registration(for: app, settings) } catch {
             throw ServiceError(.upstream, "\(error)")
         }
-        return FCMCheckResponse(app: settings.app.name, projectID: settings.app.projectID, senderID: settings.app.senderID,
+        return FCMCheckResponse(app: app.name, projectID: app.projectID, senderID: app.senderID,
                                 token: registration.token, device: registration.device.mcsDeviceID,
                                 registeredAt: registration.registeredAt,
                                 installationTokenExpiresAt: registration.installation.authTokenExpiresAt,
@@ -45,9 +59,9 @@ struct FCMPushSource: PushSource {
             let settings = config.current.providers.fcm
             let reason: String
             do {
-                if let problem = settings.app.problem(keyPrefix: "fcm_") { throw FCMSourceError.misconfigured(problem) }
+                let app = try self.app(settings)
                 status.update { $0.state = "registering" }
-                let registration = try await registrar.registration(for: settings)
+                let registration = try await registrar.registration(for: app, settings)
                 status.update { $0.tokenIssued = registration.registeredAt; $0.state = "connecting" }
                 try await session(registration, settings, ingest: ingest) { backoff = Backoff(config.current) }
                 reason = "the connection closed"
@@ -56,8 +70,8 @@ struct FCMPushSource: PushSource {
             } catch FCMSourceError.loginRefused(let why) {
                 // Google forgot the registration (or never had it): only a new one can receive again.
                 reason = "MCS refused the login (\(why))"
-                try? await registrar.store.deleteFCMRegistration(app: settings.app.name)
-                logger.critical("fcm: MCS refused this machine's registration (\(why)); registering again. The FCM token changes: the providers of accounts on FCM are told the new one where they can be (pushctl accounts says where not)",
+                try? await registrar.store.deleteFCMRegistration(app: appName)
+                logger.critical("\(name): MCS refused this machine's registration (\(why)); registering again. The FCM token changes: the providers of accounts on FCM are told the new one where they can be (pushctl accounts says where not)",
                                 metadata: ["message_id": "\(LogMessageID.tokenChanged)"])
             } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
                 reason = "the connection closed"
@@ -67,7 +81,7 @@ struct FCMPushSource: PushSource {
             if Task.isCancelled { return }
             let delay = backoff.next()
             status.update { $0.state = "backoff"; $0.error = reason; $0.connectedSince = nil }
-            logger.warning("fcm: \(reason); reconnecting in \(String(format: "%.1f", delay)) s",
+            logger.warning("\(name): \(reason); reconnecting in \(String(format: "%.1f", delay)) s",
                            metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
             guard (try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))) != nil else { return }
         }
@@ -76,14 +90,16 @@ struct FCMPushSource: PushSource {
     private func session(_ registration: FCMRegistration, _ settings: FCMSettings, ingest: PushIngest,
                          onLogin: () -> Void) async throws {
         let endpoints = settings.endpoints
+        let tls = try tlsContexts.context(caFile: settings.caFile)
+        let proxy = try HTTPSProxy.forHost(endpoints.mcsHost, environment: ProcessInfo.processInfo.environment)
         let connection: MCSConnection
         do {
-            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsPort, caFile: settings.caFile)
+            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsPort, tls: tls, proxy: proxy)
         } catch where endpoints.mcsFallbackPort != endpoints.mcsPort && !(error is CancellationError) {
             // Networks that block 5228 usually let 443 through, as Chrome's fallback assumes.
-            logger.info("fcm: \(endpoints.mcsHost):\(endpoints.mcsPort) unreachable (\(error)); trying port \(endpoints.mcsFallbackPort)")
-            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsFallbackPort,
-                                                      caFile: settings.caFile)
+            logger.info("\(name): \(endpoints.mcsHost):\(endpoints.mcsPort) unreachable (\(error)); trying port \(endpoints.mcsFallbackPort)")
+            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsFallbackPort, tls: tls,
+                                                      proxy: proxy)
         }
         let keys = try registration.keys()
         let liveness = Liveness(limit: .milliseconds(Int(settings.heartbeatSeconds * 1500 + 5000)))
@@ -109,7 +125,7 @@ struct FCMPushSource: PushSource {
                             acknowledged.confirmedByLogin()
                             onLogin()
                             status.update { $0.state = "connected"; $0.error = nil; $0.connectedSince = Date() }
-                            logger.notice("fcm: connected to \(endpoints.mcsHost) as \(registration.device.mcsDeviceID)",
+                            logger.notice("\(name): connected to \(endpoints.mcsHost) as \(registration.device.mcsDeviceID)",
                                           metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
                         case .heartbeatPing:
                             status.update { $0.lastHeartbeat = Date() }
@@ -148,14 +164,14 @@ struct FCMPushSource: PushSource {
     /// or Google would resend it forever.
     private func open(_ stanza: McsProto_DataMessageStanza, keys: WebPushKeys) -> DeliveredPush? {
         if MCSMessage.appData(stanza, "message_type") == "deleted_messages" {
-            logger.warning("fcm: Google dropped messages for this device while it was away (too many, or too old); a sign-in started then must be started again")
+            logger.warning("\(name): Google dropped messages for this device while it was away (too many, or too old); a sign-in started then must be started again")
             return nil
         }
         do {
             return DeliveredPush(data: try FCMDataMessage.open(stanza, keys: keys),
                                  source: .poll(key: "fcm:" + stanza.persistentID))
         } catch {
-            logger.error("fcm: message \(stanza.persistentID) from \(stanza.from) cannot be read: \(error); acknowledged and dropped",
+            logger.error("\(name): message \(stanza.persistentID) from \(stanza.from) cannot be read: \(error); acknowledged and dropped",
                          metadata: ["message_id": "\(LogMessageID.fcmUnreadable)"])
             return nil
         }
@@ -252,6 +268,23 @@ final class AcknowledgedIDs: Sendable {
     func confirmedByLogin() {
         let sent = carried.withLock { $0 }
         ids.withLock { current in current.removeAll { sent.contains($0) } }
+    }
+}
+
+/// The TLS context MCS connections use, made once per extra-CA file: building one loads the system's trust roots,
+/// which a reconnect should not pay again (nor keep a second copy of).
+final class TLSContexts: Sendable {
+    private let cached = Mutex<(caFile: String?, context: NIOSSLContext)?>(nil)
+
+    func context(caFile: String?) throws -> NIOSSLContext {
+        try cached.withLock { cached in
+            if let cached, cached.caFile == caFile { return cached.context }
+            var configuration = TLSConfiguration.makeClientConfiguration()
+            if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
+            let context = try NIOSSLContext(configuration: configuration)
+            cached = (caFile, context)
+            return context
+        }
     }
 }
 

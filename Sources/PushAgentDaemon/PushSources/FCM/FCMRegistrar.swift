@@ -14,22 +14,22 @@ struct FCMRegistrar: Sendable {
     let tokenUpdater: PushTokenUpdater
     let logger: Logger
 
-    func registration(for settings: FCMSettings, now: Date = Date()) async throws -> FCMRegistration {
-        if var stored = try await store.fcmRegistration(app: settings.app.name), stored.app == settings.app {
+    func registration(for app: FirebaseAppProfile, _ settings: FCMSettings, now: Date = Date()) async throws -> FCMRegistration {
+        if var stored = try await store.fcmRegistration(app: app.name), stored.app == app {
             if stored.installation.needsRefresh(at: now) {
-                let requests = FCMRegistrationRequests(endpoints: settings.endpoints, app: settings.app)
+                let requests = FCMRegistrationRequests(endpoints: settings.endpoints, app: app)
                 let reply = try await send(requests.refreshInstallationToken(stored.installation), step: .installation)
                 try stored.installation.applyRefreshReply(reply.body, receivedAt: now)
                 try await store.saveFCMRegistration(stored)
             }
             return stored
         }
-        return try await register(settings, now: now)
+        return try await register(app, settings, now: now)
     }
 
     /// A new registration (the stored one, if any, is replaced: Google forgot it, or the app changed).
-    func register(_ settings: FCMSettings, now: Date = Date()) async throws -> FCMRegistration {
-        let requests = FCMRegistrationRequests(endpoints: settings.endpoints, app: settings.app)
+    func register(_ app: FirebaseAppProfile, _ settings: FCMSettings, now: Date = Date()) async throws -> FCMRegistration {
+        let requests = FCMRegistrationRequests(endpoints: settings.endpoints, app: app)
         let checkin = try await send(OutboundRequest(method: "POST", url: settings.endpoints.checkin,
                                                      headers: [.init("Content-Type", "application/x-protobuf")],
                                                      body: try GCMCheckin.request()), step: .checkin)
@@ -43,12 +43,12 @@ struct FCMRegistrar: Sendable {
         let keys = WebPushKeys.generate()
         let token = try FCMRegistrationRequests.fcmToken(fromReply: try await send(
             requests.registerWebPush(gcmToken: gcmToken, keys: keys, installation: installation), step: .fcmRegister).body)
-        let registration = FCMRegistration(app: settings.app, device: device, subtype: subtype, gcmToken: gcmToken,
+        let registration = FCMRegistration(app: app, device: device, subtype: subtype, gcmToken: gcmToken,
                                            installation: installation, keys: keys, token: token, registeredAt: now)
         try await store.saveFCMRegistration(registration)
         tokenUpdater.tokenChanged()
-        logger.notice("fcm: registered with Firebase app \(settings.app.projectID) as device \(device.mcsDeviceID)",
-                      metadata: ["message_id": "\(LogMessageID.fcmRegistered)", "fcm_app": "\(settings.app.name)"])
+        logger.notice("fcm: registered with Firebase app \(app.name) (project \(app.projectID)) as device \(device.mcsDeviceID)",
+                      metadata: ["message_id": "\(LogMessageID.fcmRegistered)", "fcm_app": "\(app.name)"])
         return registration
     }
 

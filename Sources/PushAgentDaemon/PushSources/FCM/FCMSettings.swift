@@ -1,31 +1,45 @@
 import PushAgentCore
 
-/// The FCM receiver's settings (docs/fcm.md): the Firebase app whose pushes it receives, and where Google's services
-/// are, each overridable for a corporate network or a test (pushsim fcm serve). Off until `fcm_project_id` is set.
-/// Read at each (re)connection, so a reload applies from the next one.
+/// The FCM receiver's settings (docs/fcm.md): the Firebase apps whose pushes it receives, and where Google's services
+/// are, each overridable for a corporate network or a test (pushsim fcm serve). The flat `fcm_*` keys describe the
+/// app named `default`; `[fcm_apps.NAME]` tables describe more, one per provider tenant that needs its own. Off until
+/// an app is set. Read at each (re)connection, so a reload applies from the next one.
 struct FCMSettings: ConfigSection {
-    var app = FirebaseAppProfile(name: "default", projectID: "", apiKey: "", appID: "", senderID: "")
+    var defaultApp = FirebaseAppProfile(name: FCMSettings.defaultAppName, projectID: "", apiKey: "", appID: "", senderID: "")
+    var namedApps: [String: FirebaseAppProfile] = [:]
+    /// The app an account of a provider is enrolled on when `pushctl enroll` names none.
+    var appForProvider: [Provider: String] = [:]
     var endpoints = FCMEndpoints()
     /// A PEM file of extra CAs trusted for MCS (a test CA, a corporate TLS proxy's).
     var caFile: String?
-    /// How often the agent pings MCS; a connection silent for this plus 20 s is declared dead and replaced.
+    /// How often the agent pings MCS; a connection silent for 1.5 times this plus 5 s is declared dead and replaced.
     var heartbeatSeconds: Double = 60
 
-    var isEnabled: Bool { !app.projectID.isEmpty }
+    static let defaultAppName = "default"
+    /// What `pushctl enroll --fcm-app` takes to mean the relay, whatever the provider's default app.
+    static let relayName = "none"
+    /// The keys of an `[fcm_apps.NAME]` table; `fcm_` and each of these are the default app's flat keys.
+    static let appKeys = ["project_id", "api_key", "app_id", "sender_id", "vapid_key", "providers"]
 
-    static let keys = [
-        "fcm_project_id", "fcm_api_key", "fcm_app_id", "fcm_sender_id", "fcm_vapid_key", "fcm_checkin_url",
-        "fcm_register_url", "fcm_installations_url", "fcm_registrations_url", "fcm_mcs_host", "fcm_mcs_port",
-        "fcm_mcs_fallback_port", "fcm_ca_file", "fcm_heartbeat_seconds",
+    /// Every configured app, `default` first: each has its own registration, token and MCS connection.
+    var apps: [FirebaseAppProfile] {
+        (defaultApp.projectID.isEmpty ? [] : [defaultApp]) + namedApps.values.sorted { $0.name < $1.name }
+    }
+
+    var isEnabled: Bool { !apps.isEmpty }
+
+    func app(named name: String) -> FirebaseAppProfile? { apps.first { $0.name == name } }
+
+    static let keys = appKeys.map { "fcm_" + $0 } + [
+        "fcm_checkin_url", "fcm_register_url", "fcm_installations_url", "fcm_registrations_url", "fcm_mcs_host",
+        "fcm_mcs_port", "fcm_mcs_fallback_port", "fcm_ca_file", "fcm_heartbeat_seconds",
     ]
 
     mutating func set(_ key: String, _ value: String, origin: String) throws(ConfigError) {
+        if key.hasPrefix("fcm_"), Self.appKeys.contains(String(key.dropFirst(4))) {
+            return try setApp(Self.defaultAppName, String(key.dropFirst(4)), value, origin: origin)
+        }
         switch key {
-        case "fcm_project_id": app.projectID = value
-        case "fcm_api_key": app.apiKey = value
-        case "fcm_app_id": app.appID = value
-        case "fcm_sender_id": app.senderID = value
-        case "fcm_vapid_key": app.vapidKey = value.isEmpty ? nil : value
         case "fcm_checkin_url": endpoints.checkin = try Self.url(value, key, origin)
         case "fcm_register_url": endpoints.gcmRegister = try Self.url(value, key, origin)
         case "fcm_installations_url": endpoints.installations = try Self.url(value, key, origin, trailingSlash: true)
@@ -42,15 +56,67 @@ struct FCMSettings: ConfigSection {
         }
     }
 
-    /// The app profile's values are public identifiers (docs/fcm.md), shown as they are.
+    /// One key of app `name` (`default`'s from a flat key, others' from their table); `providers` is a
+    /// comma-separated list of the providers whose accounts use this app unless enrolled otherwise.
+    mutating func setApp(_ name: String, _ key: String, _ value: String, origin: String) throws(ConfigError) {
+        let field = name == Self.defaultAppName ? "'fcm_\(key)'" : "'\(key)' of [fcm_apps.\(name)]"
+        guard name.range(of: "^[a-z0-9][a-z0-9_-]{0,31}$", options: .regularExpression) != nil, name != Self.relayName else {
+            throw ConfigError("\(origin): [fcm_apps.\(name)]: an app's name is 1 to 32 of a-z, 0-9, '_' and '-', and not '\(Self.relayName)' (which means the relay)")
+        }
+        var app = name == Self.defaultAppName ? defaultApp
+            : namedApps[name] ?? FirebaseAppProfile(name: name, projectID: "", apiKey: "", appID: "", senderID: "")
+        switch key {
+        case "project_id": app.projectID = value
+        case "api_key": app.apiKey = value
+        case "app_id": app.appID = value
+        case "sender_id": app.senderID = value
+        case "vapid_key": app.vapidKey = value.isEmpty ? nil : value
+        case "providers":
+            for word in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !word.isEmpty {
+                guard let provider = Provider(rawValue: word), provider != .local else {
+                    throw ConfigError("\(origin): \(field) names '\(word)', which is not a provider (hyphen, plusauth, forgerock, privacyidea)")
+                }
+                if let other = appForProvider[provider], other != name {
+                    throw ConfigError("\(origin): \(field) claims \(word), which FCM app '\(other)' already has: a provider has one default app")
+                }
+                appForProvider[provider] = name
+            }
+        default: throw ConfigError("\(origin): unknown key \(field) (an app has \(Self.appKeys.joined(separator: ", ")))")
+        }
+        if name == Self.defaultAppName { defaultApp = app } else { namedApps[name] = app }
+    }
+
+    /// What is wrong with the apps as a whole, checked once every key is read: each must be complete, and a
+    /// provider's default must be an app that exists.
+    func validate(origin: String) throws(ConfigError) {
+        for app in [defaultApp] + namedApps.values.sorted(by: { $0.name < $1.name }) {
+            let prefix = app.name == Self.defaultAppName ? "fcm_" : "fcm_apps.\(app.name)."
+            let touched = app != FirebaseAppProfile(name: app.name, projectID: "", apiKey: "", appID: "", senderID: "")
+            if touched, let problem = app.problem(keyPrefix: prefix) { throw ConfigError("\(origin): \(problem)") }
+        }
+        for (provider, name) in appForProvider.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where app(named: name) == nil {
+            throw ConfigError("\(origin): FCM app '\(name)' is the default of \(provider.rawValue) but has no fcm_project_id")
+        }
+    }
+
+    /// The app profiles' values are public identifiers (docs/fcm.md), shown as they are.
     var summary: [(key: String, value: String)] {
-        [("fcm_project_id", app.projectID.isEmpty ? "(not set: FCM off)" : app.projectID), ("fcm_api_key", app.apiKey),
-         ("fcm_app_id", app.appID), ("fcm_sender_id", app.senderID), ("fcm_vapid_key", app.vapidKey ?? "(default)"),
-         ("fcm_checkin_url", endpoints.checkin), ("fcm_register_url", endpoints.gcmRegister),
-         ("fcm_installations_url", endpoints.installations), ("fcm_registrations_url", endpoints.registrations),
-         ("fcm_mcs_host", endpoints.mcsHost), ("fcm_mcs_port", "\(endpoints.mcsPort)"),
-         ("fcm_mcs_fallback_port", "\(endpoints.mcsFallbackPort)"), ("fcm_ca_file", caFile ?? "(system CAs only)"),
-         ("fcm_heartbeat_seconds", "\(heartbeatSeconds)")]
+        var lines: [(key: String, value: String)] = apps.isEmpty ? [("fcm_project_id", "(not set: FCM off)")] : []
+        for app in apps {
+            let prefix = app.name == Self.defaultAppName ? "fcm_" : "fcm_apps.\(app.name)."
+            let providers = appForProvider.filter { $0.value == app.name }.map(\.key.rawValue).sorted()
+            lines += [(prefix + "project_id", app.projectID), (prefix + "api_key", app.apiKey), (prefix + "app_id", app.appID),
+                      (prefix + "sender_id", app.senderID), (prefix + "vapid_key", app.vapidKey ?? "(default)"),
+                      (prefix + "providers", providers.isEmpty ? "(none: only accounts enrolled with --fcm-app \(app.name))"
+                                                               : providers.joined(separator: ", "))]
+        }
+        return lines + [
+            ("fcm_checkin_url", endpoints.checkin), ("fcm_register_url", endpoints.gcmRegister),
+            ("fcm_installations_url", endpoints.installations), ("fcm_registrations_url", endpoints.registrations),
+            ("fcm_mcs_host", endpoints.mcsHost), ("fcm_mcs_port", "\(endpoints.mcsPort)"),
+            ("fcm_mcs_fallback_port", "\(endpoints.mcsFallbackPort)"), ("fcm_ca_file", caFile ?? "(system CAs only)"),
+            ("fcm_heartbeat_seconds", "\(heartbeatSeconds)"),
+        ]
     }
 
     private static func url(_ value: String, _ key: String, _ origin: String, trailingSlash: Bool = false)

@@ -4,25 +4,119 @@ import NIOPosix
 import NIOSSL
 import PushAgentCore
 
-/// One TLS connection to MCS, its bytes both ways (FCMPushSource reads and writes stanzas on it).
+/// One TLS connection to MCS, its bytes both ways (FCMPushSource reads and writes stanzas on it), direct or through
+/// the HTTPS proxy's CONNECT tunnel.
 struct MCSConnection: Sendable {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
 
-    static func open(host: String, port: Int, caFile: String?) async throws -> MCSConnection {
-        var tls = TLSConfiguration.makeClientConfiguration()
-        if let caFile { tls.additionalTrustRoots = [.file(caFile)] }
-        let context = try NIOSSLContext(configuration: tls)
+    static func open(host: String, port: Int, tls context: NIOSSLContext, proxy: HTTPSProxy?) async throws -> MCSConnection {
         // SNI and name checks take a host name; an address is checked against the certificate's IP entries.
         let serverName = host.contains(where: { $0.isLetter }) && !host.contains(":") ? host : nil
+        let tunnel = proxy.map { HTTPConnectTunnelHandler(request: $0.connectRequest(to: host, port: port)) }
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(10))
-            .connect(host: host, port: port) { channel in
+            .connect(host: proxy?.host ?? host, port: proxy?.port ?? port) { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(
-                        try NIOSSLClientHandler(context: context, serverHostname: serverName))
+                    if let tunnel {
+                        try channel.pipeline.syncOperations.addHandler(tunnel)
+                    } else {
+                        try channel.pipeline.syncOperations.addHandler(
+                            try NIOSSLClientHandler(context: context, serverHostname: serverName))
+                    }
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
             }
+        if let tunnel, let proxy {
+            do {
+                try await tunnel.established(on: channel.channel)
+            } catch {
+                channel.channel.close(promise: nil)
+                throw HTTPSProxyError("no tunnel to \(host):\(port) through the proxy \(proxy.host):\(proxy.port): \(error)")
+            }
+            try await channel.channel.pipeline.addHandler(try NIOSSLClientHandler(context: context, serverHostname: serverName),
+                                                          position: .first)
+        }
         return MCSConnection(channel: channel)
+    }
+}
+
+/// Asks an HTTP proxy for a tunnel before anything else crosses the connection, and steps aside once the proxy
+/// opened it, so TLS starts on the tunnel.
+final class HTTPConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+
+    private let request: String
+    private var reply = ByteBuffer()
+    private var sent = false
+    private var promise: EventLoopPromise<Void>?
+    private var outcome: Result<Void, any Error>?
+
+    init(request: String) {
+        self.request = request
+    }
+
+    /// Waits for the proxy's answer: done when the tunnel is open, an error saying what the proxy said otherwise.
+    func established(on channel: any Channel) async throws {
+        try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            if let outcome = self.outcome { return channel.eventLoop.makeCompletedFuture(outcome) }
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            self.promise = promise
+            return promise.futureResult
+        }.get()
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        if context.channel.isActive { sendRequest(context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        sendRequest(context)
+        context.fireChannelActive()
+    }
+
+    private func sendRequest(_ context: ChannelHandlerContext) {
+        guard !sent else { return }
+        sent = true
+        context.writeAndFlush(NIOAny(ByteBuffer(string: request)), promise: nil)
+    }
+
+    /// The first outcome counts; a close after a refusal changes nothing.
+    private func complete(_ result: Result<Void, any Error>) {
+        guard outcome == nil else { return }
+        outcome = result
+        promise?.completeWith(result)
+        promise = nil
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        var bytes = unwrapInboundIn(data)
+        reply.writeBuffer(&bytes)
+        switch HTTPConnectReply.parse(reply.readableBytesView) {
+        case nil:
+            return
+        case .established(let headLength)?:
+            reply.moveReaderIndex(forwardBy: headLength)
+            // A TLS server speaks only after the client's hello: nothing may follow the proxy's head.
+            guard reply.readableBytes == 0 else { return fail(context, "the proxy sent bytes of its own after opening the tunnel") }
+            context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
+            complete(.success(()))
+        case .refused(let why)?:
+            fail(context, why)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        complete(.failure(HTTPSProxyError("the proxy closed the connection before opening the tunnel")))
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        complete(.failure(error))
+        context.close(promise: nil)
+    }
+
+    private func fail(_ context: ChannelHandlerContext, _ why: String) {
+        complete(.failure(HTTPSProxyError(why)))
+        context.close(promise: nil)
     }
 }

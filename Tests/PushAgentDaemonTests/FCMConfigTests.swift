@@ -1,0 +1,69 @@
+import Foundation
+@testable import PushAgentDaemon
+import PushAgentCore
+import Testing
+
+/// pushagentd.toml's Firebase apps: the flat `fcm_*` keys' `default`, `[fcm_apps.NAME]` tables, and which app a
+/// provider's accounts use.
+struct FCMConfigTests {
+    func load(toml: String, environment: [String: String] = [:]) throws -> FCMSettings {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-config-\(UUID()).toml").path
+        try toml.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        return try ConfigLoader.load(.init(configFile: path, stateDirectory: "/tmp/x", socketPath: nil, relayURL: "http://relay",
+                                           relayRegistrationKey: nil, operators: []),
+                                     environment: environment, isRoot: false).providers.fcm
+    }
+
+    static let defaultApp = """
+        fcm_project_id = "example-mfa"
+        fcm_api_key = "AIzaSyDefault"
+        fcm_app_id = "1:123456789012:web:0a1b"
+        fcm_sender_id = "123456789012"
+        """
+    static let tenantApp = """
+        [fcm_apps.tenant]
+        project_id = "tenant-mfa"
+        api_key = "AIzaSyTenant"
+        app_id = "1:222222222222:web:0b1c"
+        sender_id = "222222222222"
+        """
+
+    @Test func offUntilAnAppIsSet() throws {
+        let settings = try load(toml: "fcm_mcs_host = \"mtalk.example\"\n")
+        #expect(!settings.isEnabled && settings.apps.isEmpty && settings.endpoints.mcsHost == "mtalk.example")
+    }
+
+    @Test func theFlatKeysAreTheDefaultAppAndTablesAddMore() throws {
+        let settings = try load(toml: Self.defaultApp + "\nfcm_providers = [\"forgerock\"]\n" + Self.tenantApp
+                                + "\nproviders = [\"plusauth\", \"hyphen\"]\n")
+        #expect(settings.apps.map(\.name) == ["default", "tenant"])
+        #expect(settings.app(named: "tenant")?.senderID == "222222222222")
+        #expect(settings.appForProvider == [.forgerock: "default", .plusauth: "tenant", .hyphen: "tenant"])
+        let summary = settings.summary.map { "\($0.key): \($0.value)" }
+        #expect(summary.contains("fcm_apps.tenant.providers: hyphen, plusauth"))
+        #expect(summary.contains("fcm_providers: forgerock"))
+    }
+
+    @Test func theDefaultAppsProvidersComeFromTheEnvironmentToo() throws {
+        let settings = try load(toml: Self.defaultApp, environment: ["PUSHAGENT_FCM_PROVIDERS": "plusauth, privacyidea"])
+        #expect(settings.appForProvider == [.plusauth: "default", .privacyidea: "default"])
+    }
+
+    @Test(arguments: [
+        (tenantApp.replacingOccurrences(of: "sender_id = \"222222222222\"", with: ""),
+         "FCM app 'tenant' lacks fcm_apps.tenant.sender_id"),
+        ("fcm_project_id = \"p\"\n", "FCM app 'default' lacks fcm_api_key, fcm_app_id, fcm_sender_id"),
+        (tenantApp + "\nproviders = [\"okta\"]\n", "'providers' of [fcm_apps.tenant] names 'okta', which is not a provider"),
+        (tenantApp + "\ncolour = \"red\"\n", "unknown key 'colour' of [fcm_apps.tenant]"),
+        (tenantApp.replacingOccurrences(of: "fcm_apps.tenant", with: "fcm_apps.none"), "not 'none' (which means the relay)"),
+        (tenantApp.replacingOccurrences(of: "fcm_apps.tenant", with: "fcm_apps.\"Bad Name\""), "an app's name is 1 to 32 of"),
+        ("fcm_apps = \"x\"\n", "'fcm_apps' must hold tables"),
+        (defaultApp + "\nfcm_providers = [\"plusauth\"]\n" + tenantApp + "\nproviders = [\"plusauth\"]\n",
+         "claims plusauth, which FCM app '"),
+        ("fcm_providers = [\"plusauth\"]\n", "FCM app 'default' is the default of plusauth but has no fcm_project_id"),
+    ])
+    func mistakesSayWhatAndWhere(toml: String, message: String) {
+        #expect { try load(toml: toml) } throws: { error in "\(error)".contains(message) }
+    }
+}
