@@ -59,6 +59,7 @@ test: build
 	$(SWIFT) build --build-tests
 	bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOG)'
 	$(BIN)/pushsoak $(SOAK_SHORT)
+	$(BIN)/pushsoak --transport fcm $(SOAK_SHORT_FCM)
 	scripts/demo.sh --auto
 	$(MAKE) fuzz-smoke
 	$(MAKE) bench-relay-smoke
@@ -99,12 +100,16 @@ bench-relay-cluster-smoke:
 	RELAY=$(BIN)/pushrelay LATENCY_COUNT=50 THROUGHPUT_SECONDS=1 CONNECTIONS=8 scripts/bench-relay-cluster.sh
 
 # Thousands of pushes (ForgeRock and PlusAuth through pushsim) while pushagentd and pushrelay are SIGKILLed and a
-# fault proxy between them resets, truncates, delays and answers 5xx; fails on any lost or duplicated push or answer.
-# Sized by flags in SOAK_FLAGS or PUSHSOAK_* variables (`.build/debug/pushsoak --help`); `make test` runs SOAK_SHORT.
+# fault proxy between them resets, truncates, delays and answers 5xx; then the same through FCM (pushsim's emulator
+# SIGKILLed and restarted on its state, MCS sessions stalled without heartbeats); fails on any lost or duplicated
+# push or answer. Sized by flags in SOAK_FLAGS or PUSHSOAK_* variables (`.build/debug/pushsoak --help`); `make test`
+# runs SOAK_SHORT and SOAK_SHORT_FCM.
 SOAK_FLAGS ?=
 SOAK_SHORT ?= --pushes 400 --rate 8 --kill-interval 3
+SOAK_SHORT_FCM ?= --pushes 200 --rate 8 --kill-interval 3
 soak: build
 	$(BIN)/pushsoak $(SOAK_FLAGS)
+	$(BIN)/pushsoak --transport fcm $(SOAK_FLAGS)
 
 # libFuzzer targets for every parser (Fuzz/: its own package and build dir, so `swift build` never sees
 # -sanitize=fuzzer; -enable-testing lets targets reach internal parsers; lld because gold's internal error stops

@@ -119,6 +119,7 @@ let package = Package(
         .target(name: "PushSim", dependencies: [
             "PushAgentCore", "CurlHTTP",
             .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -9,18 +9,25 @@ public final class FCMEmulatorProcess: Sendable {
     public let mcsPort: Int
     /// The PEM certificate MCS presents, which clients must trust (SSL_CERT_FILE, fcm_ca_file).
     public let certificate: String
+    /// The name pushagentd knows the emulator's app by (`daemonEnvironment` sets the default app's keys).
+    public static let appName = "default"
     /// What a Firebase web app's config says, as the emulator accepts it.
     public static let projectID = "pushagent-test", apiKey = "AIzaSyPushagentTest",
                       appID = "1:123456789012:web:0123abcd", senderID = "123456789012"
 
-    /// A new emulator (state empty) on the ports given; 0 picks free ones. Its certificate is made once per directory.
-    public init(directory: String, httpPort: Int = 0, mcsPort: Int = 0) async throws {
+    /// Where it keeps its state across restarts; nil: in memory, lost with the process.
+    public let stateFile: String?
+
+    /// A new emulator on the ports given (0 picks free ones), its state in memory or in `stateFile` (read if it
+    /// exists). Its certificate is made once per directory.
+    public init(directory: String, httpPort: Int = 0, mcsPort: Int = 0, stateFile: String? = nil) async throws {
         certificate = directory + "/fcm-cert.pem"
+        self.stateFile = stateFile
         let key = directory + "/fcm-key.pem"
         if !FileManager.default.fileExists(atPath: key) { try await Self.makeCertificate(certificate, key: key) }
         process = try ManagedProcess(name: "pushsim fcm", executable: Binaries.path("pushsim"), arguments: [
             "fcm", "serve", "--listen", "127.0.0.1:\(httpPort)", "--mcs-listen", "127.0.0.1:\(mcsPort)",
-            "--tls-cert", certificate, "--tls-key", key])
+            "--tls-cert", certificate, "--tls-key", key] + (stateFile.map { ["--state", $0] } ?? []))
         httpURL = try await process.waitForLine(startingWith: "pushsim listening on ")
         let mcs = try await process.waitForLine(startingWith: "pushsim mcs listening on ").split(separator: ":")
         mcsHost = String(mcs[0])
@@ -30,6 +37,13 @@ public final class FCMEmulatorProcess: Sendable {
     /// Another emulator where this one was (stop this one first): Google's FCM having forgotten every registration.
     public func restartedEmpty(directory: String) async throws -> FCMEmulatorProcess {
         try await FCMEmulatorProcess(directory: directory, httpPort: URL(string: httpURL)?.port ?? 0, mcsPort: mcsPort)
+    }
+
+    /// Another emulator where this one was (stop or kill this one first), with the state it kept: Google's FCM
+    /// restarted, registrations and accepted messages intact.
+    public func restarted(directory: String) async throws -> FCMEmulatorProcess {
+        try await FCMEmulatorProcess(directory: directory, httpPort: URL(string: httpURL)?.port ?? 0, mcsPort: mcsPort,
+                                     stateFile: stateFile)
     }
 
     private static func makeCertificate(_ certificate: String, key: String) async throws {

@@ -11,7 +11,8 @@ struct FCMCommand: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Serve FCM's registration and send endpoints (under /fcm/) and MCS over TLS.",
             discussion: "Prints 'pushsim listening on http://HOST:PORT' and 'pushsim mcs listening on HOST:PORT' once "
-                + "listening, then one line per event. SIGTERM or SIGINT stops it (exit 0). State is in memory.")
+                + "listening, then one line per event. SIGTERM or SIGINT stops it (exit 0). State is in memory, or in "
+                + "--state's file, which a restart reads: registrations and unacknowledged messages survive it.")
 
         @Option(help: ArgumentHelp("Address of the HTTP endpoints; port 0 picks a free port.", valueName: "host:port"))
         var listen: String
@@ -25,6 +26,10 @@ struct FCMCommand: AsyncParsableCommand {
         @Option(name: .customLong("tls-key"), help: ArgumentHelp("PEM private key of --tls-cert.", valueName: "file"))
         var tlsKey: String
 
+        @Option(help: ArgumentHelp("Keep registrations and unacknowledged messages in this file across restarts.",
+                                   valueName: "file"))
+        var state: String?
+
         func validate() throws {
             for (flag, value) in [("--listen", listen), ("--mcs-listen", mcsListen)] where SimAddress(parsing: value) == nil {
                 throw ValidationError("\(flag): expected HOST:PORT (port 0-65535, IPv6 in brackets), got '\(value)'")
@@ -35,7 +40,8 @@ struct FCMCommand: AsyncParsableCommand {
             do {
                 try await FCMEmulatorServer.run(.init(listen: SimAddress(parsing: listen)!,
                                                       mcsListen: SimAddress(parsing: mcsListen)!,
-                                                      certificateFile: tlsCert, privateKeyFile: tlsKey))
+                                                      certificateFile: tlsCert, privateKeyFile: tlsKey,
+                                                      stateFile: state))
             } catch {
                 throw CommandFailure(message: "the FCM emulator stopped: \(error)")
             }

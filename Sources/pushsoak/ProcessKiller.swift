@@ -2,18 +2,31 @@ import ClusterHarness
 import Foundation
 import Synchronization
 
-/// Kills pushagentd or pushrelay with SIGKILL at random moments and starts it again on the same state (and, for the
-/// relay, the same port), as a crash followed by systemd's restart would.
+/// Kills pushagentd or the push transport with SIGKILL at random moments and starts it again on the same state
+/// (and ports), as a crash followed by systemd's restart would: the relay, or on the FCM path the FCM emulator
+/// (Google restarting, its state kept) and MCS sessions that go silent without heartbeats.
 struct ProcessKiller: Sendable {
-    enum Target: String, CaseIterable, Sendable { case daemon, relay }
+    enum Target: String, CaseIterable, Sendable {
+        case daemon, relay, emulator
+        /// Not a kill: the emulator's next MCS session goes silent (a stalled link), which pushagentd must notice.
+        case mcsStall = "mcs stall"
+    }
 
     let cluster: Cluster
+    /// The FCM emulator on the FCM path; nil on the relay's.
+    let emulator: EmulatorSlot?
     let random: SoakRandom
     /// Mean seconds between kills; each wait is drawn from half to one and a half times it.
     let meanInterval: Double
-    /// The share of kills aimed at the relay.
+    /// The share of kills aimed at the transport (the relay, or the FCM emulator and its MCS sessions half each).
     let relayShare: Double
     let kills = KillCounter()
+
+    private func nextTarget() -> Target {
+        guard random.chance(relayShare) else { return .daemon }
+        guard emulator != nil else { return .relay }
+        return random.chance(0.5) ? .emulator : .mcsStall
+    }
 
     /// Kills until `deadline` or until `keepGoing` says stop; whatever it killed is running again when it returns.
     /// A program that died without being killed is counted, its output printed, and started again.
@@ -25,14 +38,23 @@ struct ProcessKiller: Sendable {
                 try await restartCrashed()
                 try await Task.sleep(for: .milliseconds(100))
             }
-            try await killAndRestart(random.chance(relayShare) ? .relay : .daemon)
+            try await killAndRestart(nextTarget())
+        }
+    }
+
+    private func process(_ target: Target) -> ManagedProcess? {
+        switch target {
+        case .daemon: cluster.daemon
+        case .relay: cluster.relay
+        case .emulator: emulator?.current.process
+        case .mcsStall: nil
         }
     }
 
     /// Starts again whatever ended on its own; the soak reports these, as no kill explains them.
     func restartCrashed() async throws {
         for target in Target.allCases {
-            guard let process = target == .daemon ? cluster.daemon : cluster.relay, !process.isRunning else { continue }
+            guard let process = process(target), !process.isRunning else { continue }
             kills.countCrash(target)
             say("pushsoak: the \(target.rawValue) exited by itself; its last output:\n\(process.text.suffix(4000))")
             try await start(target)
@@ -40,8 +62,11 @@ struct ProcessKiller: Sendable {
     }
 
     private func killAndRestart(_ target: Target) async throws {
-        let process = target == .daemon ? cluster.daemon : cluster.relay
-        guard let process else { return }
+        if target == .mcsStall, let emulator {
+            _ = try await emulator.current.misbehave("silent")
+            return kills.count(target)
+        }
+        guard let process = process(target) else { return }
         process.signal(SIGKILL)
         _ = try await process.waitForExit()
         kills.count(target)
@@ -55,20 +80,43 @@ struct ProcessKiller: Sendable {
         for attempt in 1...3 {
             do {
                 switch target {
-                case .daemon: try await cluster.startDaemon(extraEnvironment: Self.daemonEnvironment, waitForRelay: false)
+                case .daemon: try await cluster.startDaemon(extraEnvironment: daemonEnvironment, waitForRelay: false)
                 case .relay: try await cluster.startRelay()
+                case .emulator: try await emulator?.restart(directory: cluster.directory)
+                case .mcsStall: break
                 }
                 return
             } catch where attempt < 3 {
                 say("pushsoak: restarting the \(target.rawValue) failed (\(error)); trying again")
-                (target == .daemon ? cluster.daemon : cluster.relay)?.signal(SIGKILL)
+                process(target)?.signal(SIGKILL)
                 try await Task.sleep(for: .seconds(1))
             }
         }
     }
 
-    /// Warnings only: the daemon logs every push at info, and its output is kept in memory for the whole run.
-    static let daemonEnvironment = ["PUSHAGENT_LOG_LEVEL": "warning"]
+    /// Warnings only: the daemon logs every push at info, and its output is kept in memory for the whole run. On the
+    /// FCM path, the emulator's settings, with a 2 s heartbeat so that a stalled session is given up within 8 s.
+    var daemonEnvironment: [String: String] {
+        let base = ["PUSHAGENT_LOG_LEVEL": "warning"]
+        guard let emulator else { return base }
+        return emulator.current.daemonEnvironment.merging(base) { $1 }.merging(["PUSHAGENT_FCM_HEARTBEAT_SECONDS": "2"]) { $1 }
+    }
+}
+
+/// The FCM emulator of an FCM soak, replaced by a new process (on the same ports and state file) after each kill.
+final class EmulatorSlot: Sendable {
+    private let emulator: Mutex<FCMEmulatorProcess>
+
+    init(_ emulator: FCMEmulatorProcess) {
+        self.emulator = Mutex(emulator)
+    }
+
+    var current: FCMEmulatorProcess { emulator.withLock { $0 } }
+
+    func restart(directory: String) async throws {
+        let restarted = try await current.restarted(directory: directory)
+        emulator.withLock { $0 = restarted }
+    }
 }
 
 /// Kills by target, and exits nobody asked for.

@@ -23,8 +23,11 @@ struct PushSoak: AsyncParsableCommand {
     @Option(help: "Share of daemon→relay requests the proxy faults (0…1).") var faultRate = env("PUSHSOAK_FAULT_RATE", 0.15)
     @Option(help: "Share of pushes approved (0…1).") var approveShare = env("PUSHSOAK_APPROVE_SHARE", 0.1)
     @Option(help: "Seed of the random plan (default: random, printed).") var seed = env("PUSHSOAK_SEED", UInt64.random(in: 1...UInt64.max))
+    @Option(help: "How pushes travel: relay (pushrelay's long poll) or fcm (pushsim's FCM emulator and MCS; then the transport's kills are the emulator's and stalled MCS sessions').")
+    var transport = env("PUSHSOAK_TRANSPORT", "relay")
 
     func validate() throws {
+        guard ["relay", "fcm"].contains(transport) else { throw ValidationError("--transport must be relay or fcm, not '\(transport)'") }
         guard pushes > 0, rate > 0, duration > 0, killInterval > 0 else {
             throw ValidationError("--pushes, --rate, --duration and --kill-interval must be positive")
         }
@@ -38,17 +41,27 @@ struct PushSoak: AsyncParsableCommand {
         if let binDir { setenv("PUSHAGENT_BIN_DIR", URL(fileURLWithPath: binDir).path, 1) }
         // A peer hanging up on the proxy must not end the soak.
         signal(SIGPIPE, SIG_IGN)
-        say("pushsoak: seed \(seed); \(pushes) pushes at \(rate)/s for at most \(Int(duration)) s; a SIGKILL every ~\(killInterval) s "
-            + "(\(Int(relayKillShare * 100)) % the relay); \(Int(faultRate * 100)) % of daemon→relay requests faulted; "
-            + "\(Int(approveShare * 100)) % approved")
+        let transportKills = transport == "fcm" ? "the FCM emulator or its MCS session, half each" : "the relay"
+        say("pushsoak: seed \(seed); \(pushes) pushes through \(transport) at \(rate)/s for at most \(Int(duration)) s; a SIGKILL "
+            + "every ~\(killInterval) s (\(Int(relayKillShare * 100)) % \(transportKills)); \(Int(faultRate * 100)) % of "
+            + "daemon→relay requests faulted; \(Int(approveShare * 100)) % approved")
         let started = ContinuousClock.now
         let snapshot = try ProgramSnapshot()
         defer { snapshot.remove() }
-        let cluster = try await Cluster()
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pushsoak-fcm-\(UUID())").path
+        var emulator: EmulatorSlot?
+        if transport == "fcm" {
+            try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
+            emulator = EmulatorSlot(try await FCMEmulatorProcess(directory: scratch, stateFile: scratch + "/fcm-state.json"))
+        }
+        let cluster = try await Cluster(simSendsThrough: emulator?.current.sendBaseURL)
         let verdict: SoakVerdict
         do {
-            verdict = try await soak(cluster, started: started)
+            verdict = try await soak(cluster, emulator: emulator, started: started)
+            await emulator?.current.stop()
+            try? FileManager.default.removeItem(atPath: scratch)
         } catch {
+            await emulator?.current.stop()
             await cluster.stopAll(removeDirectory: false)
             say("pushsoak: state kept in \(cluster.directory)")
             throw error
@@ -61,20 +74,27 @@ struct PushSoak: AsyncParsableCommand {
         }
     }
 
-    private func soak(_ cluster: Cluster, started: ContinuousClock.Instant) async throws -> SoakVerdict {
+    private func soak(_ cluster: Cluster, emulator: EmulatorSlot?, started: ContinuousClock.Instant) async throws -> SoakVerdict {
         let random = SoakRandom(seed: seed)
         guard let relayPort = URL(string: cluster.relayURL)?.port else { throw HarnessError("relay URL without a port: \(cluster.relayURL)") }
         let proxy = try FaultProxy(upstreamPort: relayPort, random: random)
         defer { proxy.close() }
         cluster.relayURLForDaemon = proxy.url
-        try await cluster.startDaemon(extraEnvironment: ProcessKiller.daemonEnvironment)
+        let killer = ProcessKiller(cluster: cluster, emulator: emulator, random: random, meanInterval: killInterval,
+                                   relayShare: relayKillShare)
+        try await cluster.startDaemon(extraEnvironment: killer.daemonEnvironment)
+        let fcmApp = emulator.map { _ in FCMEmulatorProcess.appName }
+        if fcmApp != nil {
+            try await eventually("pushagentd logged in to the FCM emulator") {
+                try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
+            }
+        }
         let sim = SimClient(baseURL: cluster.simURL)
-        _ = try await cluster.client.enroll(uri: try await sim.enrollURI(account: "soak-forgerock"))
-        _ = try await cluster.client.enroll(uri: try await sim.plusAuth.enrollURI(account: "soak-plusauth"))
+        _ = try await cluster.client.enroll(uri: try await sim.enrollURI(account: "soak-forgerock"), fcmApp: fcmApp)
+        _ = try await cluster.client.enroll(uri: try await sim.plusAuth.enrollURI(account: "soak-plusauth"), fcmApp: fcmApp)
 
         let ledger = PushLedger()
         let sender = PushSender(sim: sim, ledger: ledger, random: random, total: pushes, rate: rate, sampleRate: approveShare)
-        let killer = ProcessKiller(cluster: cluster, random: random, meanInterval: killInterval, relayShare: relayKillShare)
         let approver = Approver(client: cluster.client, ledger: ledger)
         let sending = SendingFlag()
         let deadline = started + .seconds(duration)
@@ -100,7 +120,7 @@ struct PushSoak: AsyncParsableCommand {
         let settle = Settling(cluster: cluster, ledger: ledger, approver: approver, killer: killer)
         let outcome = try await settle.run()
         let verdict = SoakVerdict(pushes: ledger.all, approvals: outcome.approvals, answers: outcome.answers)
-        SoakReport(ledger: ledger, proxy: proxy, kills: killer.kills, verdict: verdict, rejections: outcome.rejections,
+        SoakReport(ledger: ledger, transport: transport, proxy: proxy, kills: killer.kills, verdict: verdict, rejections: outcome.rejections,
                    approvalCount: outcome.approvals.count,
                    approveRefusals: approver.refusedApprovals, sendingTime: sendingTime).print()
         return verdict
@@ -112,7 +132,7 @@ extension PushSoak {
     static func reportProgress(ledger: PushLedger, kills: KillCounter) async {
         while (try? await Task.sleep(for: .seconds(20))) != nil {
             say("pushsoak: \(ledger.all.count) pushes sent (\(ledger.count(.accepted)) accepted), "
-                + "kills: daemon \(kills[.daemon]), relay \(kills[.relay])")
+                + "kills: " + ProcessKiller.Target.allCases.map { "\($0.rawValue) \(kills[$0])" }.joined(separator: ", "))
         }
     }
 }

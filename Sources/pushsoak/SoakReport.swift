@@ -3,6 +3,8 @@ import Foundation
 /// The figures of a run, one fact a line; the `lost`, `duplicated` and `kills` lines are what scripts read.
 struct SoakReport {
     let ledger: PushLedger
+    /// `relay` or `fcm`: who accepted the pushes.
+    let transport: String
     let proxy: FaultProxy
     let kills: KillCounter
     let verdict: SoakVerdict
@@ -15,14 +17,17 @@ struct SoakReport {
         let pushes = ledger.all
         let byDialect = Dialect.allCases.map { dialect in "\(dialect.rawValue) \(pushes.count { $0.dialect == dialect })" }
         say("pushes sent \(pushes.count) (\(byDialect.joined(separator: ", "))) in \(String(format: "%.1f", sendingTime.seconds)) s")
-        say("  accepted by the relay \(ledger.count(.accepted)), refused \(ledger.count(.refused)) "
+        say("  accepted by the \(transport == "fcm" ? "FCM emulator" : "relay") \(ledger.count(.accepted)), refused \(ledger.count(.refused)) "
             + "(reached the daemon anyway: \(verdict.deliveredRefused)), unconfirmed \(ledger.count(.unconfirmed)) "
             + "(reached the daemon: \(verdict.deliveredUnconfirmed))")
         printExamples("  send failures", pushes.compactMap(\.failure).map { SoakVerdict.reasonClass($0) })
-        let daemonKills = kills[.daemon], relayKills = kills[.relay]
-        say("kills \(daemonKills + relayKills) (daemon \(daemonKills), relay \(relayKills))")
-        let crashes = kills.crashes(.daemon) + kills.crashes(.relay)
-        if crashes > 0 { say("  exits nobody caused: daemon \(kills.crashes(.daemon)), relay \(kills.crashes(.relay))") }
+        let targets = ProcessKiller.Target.allCases
+        say("kills \(targets.map { kills[$0] }.reduce(0, +)) ("
+            + targets.filter { $0 == .daemon || kills[$0] > 0 }.map { "\($0.rawValue) \(kills[$0])" }.joined(separator: ", ") + ")")
+        let crashed = targets.filter { kills.crashes($0) > 0 }
+        if !crashed.isEmpty {
+            say("  exits nobody caused: " + crashed.map { "\($0.rawValue) \(kills.crashes($0))" }.joined(separator: ", "))
+        }
         let faults = proxy.faultsInjected
         let faultList = Fault.allCases.map { "\($0.rawValue) \(faults[$0] ?? 0)" }.joined(separator: ", ")
         say("faults injected \(faults.values.reduce(0, +)) of \(proxy.requestsSeen) daemon→relay requests "

@@ -12,11 +12,13 @@ struct FCMEndToEndTests {
     /// A cluster whose pushsim sends through a fresh FCM emulator, with pushagentd logged in to it (`environment` over
     /// the emulator's settings); stopped afterwards.
     static func withFCMCluster(environment: [String: String] = [:], config: String? = nil, waitForConnection: Bool = true,
+                               emulatorKeepsState: Bool = false,
                                _ body: (Cluster, FCMEmulatorProcess, String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-e2e-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let emulator = try await FCMEmulatorProcess(directory: directory)
+        let emulator = try await FCMEmulatorProcess(directory: directory,
+                                                    stateFile: emulatorKeepsState ? directory + "/fcm-state.json" : nil)
         defer { Task { await emulator.stop() } }
         try await Cluster.run(simSendsThrough: emulator.sendBaseURL) { cluster in
             var arguments: [String] = []
@@ -144,6 +146,30 @@ struct FCMEndToEndTests {
         }
     }
 
+    /// Google restarting loses nothing it accepted (pushsim fcm serve --state): the agent logs in again with the same
+    /// registration, and a message accepted while the agent was down arrives once.
+    @Test func aRestartedEmulatorKeepsRegistrationsAndUnacknowledgedMessages() async throws {
+        try await Self.withFCMCluster(emulatorKeepsState: true) { cluster, emulator, directory in
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
+            let token = try await cluster.client.fcmCheck().token
+            cluster.daemon?.signal(SIGKILL)
+            _ = try await cluster.daemon?.waitForExit()
+            _ = try await sim.push(message: "Sent while the agent was down")
+            emulator.process.signal(SIGKILL)
+            _ = try await emulator.process.waitForExit()
+            let restarted = try await emulator.restarted(directory: directory)
+            defer { Task { await restarted.stop() } }
+            try await cluster.startDaemon(extraEnvironment: restarted.daemonEnvironment)
+            try await eventually("the message accepted before the restart arrived") {
+                try await cluster.client.approvals(state: .pending).contains { $0.message == "Sent while the agent was down" }
+            }
+            #expect(try await cluster.client.fcmCheck().token == token, "the same registration, not a new one")
+            #expect(!(cluster.daemon?.text.contains("MCS refused") ?? true))
+            #expect(try await cluster.client.approvals().count == 1)
+        }
+    }
+
     @Test func aPlusAuthNumberChallengeSentThroughFCMIsAnsweredWithItsNumber() async throws {
         try await Self.withFCMCluster { cluster, emulator, _ in
             let sim = SimClient(baseURL: cluster.simURL).plusAuth
@@ -232,6 +258,42 @@ struct FCMEndToEndTests {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "After the storm" }
             }
             #expect(cluster.daemon?.isRunning == true)
+        }
+    }
+
+    /// A wake from suspend (logind's PrepareForSleep(false), here on a private bus standing in for the system bus)
+    /// replaces the MCS connection at once, long before a missed heartbeat (60 s here) would, and the relay's long
+    /// poll too.
+    @Test func aWakeFromSuspendReconnectsAtOnce() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fcm-wake-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bus = try await PrivateSystemBus(directory: directory)
+        defer { Task { await bus.stop() } }
+        try await Self.withFCMCluster(environment: bus.environment.merging(["PUSHAGENT_FCM_HEARTBEAT_SECONDS": "60"]) { $1 }) {
+            cluster, emulator, _ in
+            let logins = { emulator.process.text.components(separatedBy: "fcm mcs login").count - 1 }
+            #expect(logins() == 1)
+            try await bus.prepareForSleep(true)
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(logins() == 1, "going to sleep changes nothing")
+            let woke = ContinuousClock.now
+            try await bus.prepareForSleep(false)
+            try await eventually("pushagentd logged in again after the wake", timeout: .seconds(5)) {
+                guard logins() == 2 else { return false }
+                return try await Self.fcmState(cluster) == "connected"
+            }
+            #expect(ContinuousClock.now - woke < .seconds(3))
+            #expect(cluster.daemon?.text.contains("fcm: the machine woke from suspend; connecting again now") == true)
+            try await eventually("the relay's long poll was made again too") {
+                cluster.daemon?.text.contains("relay: the machine woke from suspend; polling again now") == true
+            }
+            let sim = SimClient(baseURL: cluster.simURL)
+            #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
+            _ = try await sim.push(message: "After the wake")
+            try await eventually("a push arrives on the new connection") {
+                try await cluster.client.approvals(state: .pending).contains { $0.message == "After the wake" }
+            }
         }
     }
 

@@ -3,6 +3,7 @@ import Hummingbird
 import Logging
 import PushAgentStore
 import ServiceLifecycle
+import SystemdSupport
 
 /// pushagentd's parts wired together in the order a push flows: providers, ingest, push sources, approvals, and the
 /// control API over them. `AgentDaemon` serves it; the control routes' in-process tests drive the same wiring.
@@ -36,14 +37,17 @@ struct AgentServices: Sendable {
             store: store, approvals: approvals, config: config, events: events, logger: logger))
         tokenUpdater = PushTokenUpdater(store: store, modules: modules, events: events, deviceName: settings.deviceName,
                                         config: config, logger: logger)
+        // Connections that slept are dead though their sockets look open: each source replaces its own on a wake.
+        let wakes = SleepWatcher.shared.wakes
+        SleepWatcher.shared.onFailure { problem in logger.info("\(problem)") }
         let relay = RelayPushSource(client: RelayDeviceClient(baseURL: settings.relayURL ?? "", http: .shared),
                                     config: config, store: store, relayState: relayState, events: events,
-                                    heartbeat: heartbeat, tokenUpdater: tokenUpdater, logger: logger)
+                                    heartbeat: heartbeat, tokenUpdater: tokenUpdater, wakes: wakes, logger: logger)
         // FCM is off until a Firebase app is configured (docs/fcm.md); adding or removing an app takes a restart.
         let registrar = FCMRegistrar(store: store, http: ProviderHTTP(http: .shared), tokenUpdater: tokenUpdater,
                                      logger: logger)
         let fcm = settings.providers.fcm.apps.map {
-            FCMPushSource(appName: $0.name, registrar: registrar, config: config, logger: logger)
+            FCMPushSource(appName: $0.name, registrar: registrar, config: config, wakes: wakes, logger: logger)
         }
         pushSources = PushSources(all: [relay] + fcm + modules.pushSources)
         let writers = Writers(policy: OperatorPolicy(config: config, daemonUid: getuid()), store: store)

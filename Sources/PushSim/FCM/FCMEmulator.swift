@@ -2,9 +2,10 @@ import Foundation
 import PushAgentCore
 import Synchronization
 
-/// Google's side of FCM for web-push clients, in memory: GCM devices from check-in, GCM and FCM registrations,
-/// Firebase installations, and per device the data messages not yet acknowledged over MCS. A message stays queued
-/// until the device acknowledges it (a selective ack, or its id in a later login), so a reconnect redelivers it.
+/// Google's side of FCM for web-push clients: GCM devices from check-in, GCM and FCM registrations, Firebase
+/// installations, and per device the data messages not yet acknowledged over MCS. A message stays queued until the
+/// device acknowledges it (a selective ack, or its id in a later login), so a reconnect redelivers it. In memory, or
+/// kept in a state file across restarts as Google keeps it (FCMEmulatorState), written before each answer.
 actor FCMEmulator {
     struct Device {
         let securityToken: UInt64
@@ -12,14 +13,16 @@ actor FCMEmulator {
         var session: MCSSessionOutbox?
     }
 
-    struct GCMRegistration {
+    struct GCMRegistration: Codable {
         let androidID: UInt64
         let subtype: String
     }
 
     struct WebRegistration {
         let gcmToken: String
-        let sender: WebPushSender
+        let p256dh: Data
+        let auth: Data
+        var sender: WebPushSender { WebPushSender(receiverPublicKey: p256dh, authSecret: auth) }
     }
 
     private var devices: [UInt64: Device] = [:]
@@ -29,51 +32,76 @@ actor FCMEmulator {
     private var webRegistrations: [String: WebRegistration] = [:]
     private var sentCount = 0
     private var nextMisbehaviour: MCSMisbehaviour?
+    private let stateFile: String?
     let events: SimEvents
 
-    init(events: SimEvents) {
+    /// An emulator with the state `stateFile` holds (none: empty, and kept in memory only).
+    init(events: SimEvents, stateFile: String? = nil) throws {
         self.events = events
+        self.stateFile = stateFile
+        guard let stateFile, FileManager.default.fileExists(atPath: stateFile) else { return }
+        let state = try FCMEmulatorState.read(stateFile)
+        devices = state.devices.mapValues { Device(securityToken: $0.securityToken, queue: $0.queue) }
+        gcmRegistrations = state.gcmRegistrations
+        installationsByRefresh = state.installationsByRefresh
+        installationAuthTokens = state.installationAuthTokens
+        webRegistrations = state.webRegistrations.mapValues { WebRegistration(gcmToken: $0.gcmToken, p256dh: $0.p256dh, auth: $0.auth) }
+        sentCount = state.sentCount
+    }
+
+    /// Writes the state file, if there is one; called after every change, before the change is answered.
+    private func persist() throws {
+        guard let stateFile else { return }
+        try FCMEmulatorState(
+            devices: devices.mapValues { .init(securityToken: $0.securityToken, queue: $0.queue) },
+            gcmRegistrations: gcmRegistrations, installationsByRefresh: installationsByRefresh,
+            installationAuthTokens: installationAuthTokens,
+            webRegistrations: webRegistrations.mapValues { .init(gcmToken: $0.gcmToken, p256dh: $0.p256dh, auth: $0.auth) },
+            sentCount: sentCount).write(stateFile)
     }
 
     // MARK: registration
 
-    func checkIn(renewing id: UInt64?, securityToken: UInt64?) -> GCMDevice {
+    func checkIn(renewing id: UInt64?, securityToken: UInt64?) throws -> GCMDevice {
         if let id, let securityToken, devices[id]?.securityToken == securityToken {
             return GCMDevice(androidID: id, securityToken: securityToken)
         }
         let device = GCMDevice(androidID: UInt64.random(in: 1...UInt64(Int64.max)),
                                securityToken: UInt64.random(in: 1...UInt64(Int64.max)))
         devices[device.androidID] = Device(securityToken: device.securityToken)
+        try persist()
         events.emit("fcm check-in: device \(device.androidID)")
         return device
     }
 
     func isKnown(_ device: GCMDevice) -> Bool { devices[device.androidID]?.securityToken == device.securityToken }
 
-    func registerGCM(_ device: GCMDevice, subtype: String) -> String {
+    func registerGCM(_ device: GCMDevice, subtype: String) throws -> String {
         let token = "gcm" + SimRandom.bytes(8).hex + ":APA91b" + SimRandom.bytes(32).hex
         gcmRegistrations[token] = GCMRegistration(androidID: device.androidID, subtype: subtype)
+        try persist()
         return token
     }
 
     /// A new installation: its refresh token and first auth token.
-    func createInstallation(fid: String) -> (refreshToken: String, authToken: String) {
+    func createInstallation(fid: String) throws -> (refreshToken: String, authToken: String) {
         let refresh = "1_" + SimRandom.bytes(24).hex
         installationsByRefresh[refresh] = fid
-        return (refresh, newAuthToken())
+        return (refresh, try newAuthToken())
     }
 
-    func refreshInstallation(refreshToken: String) -> String? {
-        installationsByRefresh[refreshToken] == nil ? nil : newAuthToken()
+    func refreshInstallation(refreshToken: String) throws -> String? {
+        installationsByRefresh[refreshToken] == nil ? nil : try newAuthToken()
     }
 
-    private func newAuthToken() -> String {
+    private func newAuthToken() throws -> String {
         let token = "fis" + SimRandom.bytes(24).hex
         installationAuthTokens.insert(token)
+        try persist()
         return token
     }
 
-    enum WebRegistrationFailure: Error { case badAuth, unknownGCMToken, badKeys }
+    enum WebRegistrationFailure: Error { case badAuth, unknownGCMToken, badKeys, unsaved(String) }
 
     func registerWebPush(authToken: String, gcmToken: String, p256dh: Data, auth: Data) throws(WebRegistrationFailure)
         -> String {
@@ -81,8 +109,8 @@ actor FCMEmulator {
         guard gcmRegistrations[gcmToken] != nil else { throw .unknownGCMToken }
         guard p256dh.count == 65, auth.count == 16 else { throw .badKeys }
         let token = SimRandom.bytes(6).hex + ":APA91b" + SimRandom.bytes(40).hex
-        webRegistrations[token] = WebRegistration(gcmToken: gcmToken,
-                                                  sender: WebPushSender(receiverPublicKey: p256dh, authSecret: auth))
+        webRegistrations[token] = WebRegistration(gcmToken: gcmToken, p256dh: p256dh, auth: auth)
+        do { try persist() } catch { throw .unsaved("\(error)") }
         events.emit("fcm registration: token \(SimEvents.short(token))")
         return token
     }
@@ -107,6 +135,7 @@ actor FCMEmulator {
         stanza.id = messageID
         stanza.ttl = 2_419_200
         devices[gcm.androidID]!.queue.append(stanza)
+        try persist()
         devices[gcm.androidID]!.session?.send(.data(stanza))
         events.emit("fcm send: \(messageID) to \(SimEvents.short(token)) (\(devices[gcm.androidID]!.queue.count) unacknowledged)")
         return messageID
@@ -153,9 +182,9 @@ actor FCMEmulator {
 
     /// A login: the device must be known with this token. Ids it lists as received are acknowledged; whatever stays
     /// queued is sent again on the new session, which replaces any earlier one.
-    func logIn(androidID: UInt64, securityToken: UInt64, received: [String], session: MCSSessionOutbox) -> Bool {
+    func logIn(androidID: UInt64, securityToken: UInt64, received: [String], session: MCSSessionOutbox) throws -> Bool {
         guard devices[androidID]?.securityToken == securityToken else { return false }
-        acknowledge(received, device: androidID)
+        try acknowledge(received, device: androidID)
         devices[androidID]!.session?.finish()
         devices[androidID]!.session = session
         events.emit("fcm mcs login: device \(androidID), \(devices[androidID]!.queue.count) to deliver")
@@ -163,11 +192,12 @@ actor FCMEmulator {
         return true
     }
 
-    func acknowledge(_ ids: [String], device androidID: UInt64) {
+    func acknowledge(_ ids: [String], device androidID: UInt64) throws {
         guard !ids.isEmpty else { return }
         let before = devices[androidID]?.queue.count ?? 0
         devices[androidID]?.queue.removeAll { ids.contains($0.persistentID) }
         if let after = devices[androidID]?.queue.count, after < before {
+            try persist()
             events.emit("fcm ack: device \(androidID), \(before - after) acknowledged, \(after) unacknowledged")
         }
     }

@@ -43,7 +43,7 @@ struct FCMEmulatorRoutes {
         guard let checkin = try? CheckinProto_AndroidCheckinRequest(serializedBytes: try await body(request)) else {
             return Response(status: .badRequest)
         }
-        let device = await emulator.checkIn(renewing: checkin.hasID ? UInt64(bitPattern: checkin.id) : nil,
+        let device = try await emulator.checkIn(renewing: checkin.hasID ? UInt64(bitPattern: checkin.id) : nil,
                                             securityToken: checkin.hasSecurityToken ? checkin.securityToken : nil)
         var reply = CheckinProto_AndroidCheckinResponse()
         reply.statsOk = true
@@ -66,7 +66,7 @@ struct FCMEmulatorRoutes {
         guard let subtype = form["X-subtype"], !subtype.isEmpty, form["sender"] != nil else {
             return Self.text("Error=INVALID_PARAMETERS")
         }
-        let token = await emulator.registerGCM(GCMDevice(androidID: credentials[0], securityToken: credentials[1]),
+        let token = try await emulator.registerGCM(GCMDevice(androidID: credentials[0], securityToken: credentials[1]),
                                                subtype: subtype)
         return Self.text("token=\(token)")
     }
@@ -79,14 +79,14 @@ struct FCMEmulatorRoutes {
               let fid = json["fid"] as? String, json["appId"] is String else {
             return Self.googleError(400, "INVALID_ARGUMENT", "fid and appId are required")
         }
-        let (refresh, auth) = await emulator.createInstallation(fid: fid)
+        let (refresh, auth) = try await emulator.createInstallation(fid: fid)
         return Self.json(["name": "projects/emulated/installations/\(fid)", "fid": fid, "refreshToken": refresh,
                           "authToken": ["token": auth, "expiresIn": "604800s"]])
     }
 
     private func refreshInstallation(_ request: Request) async throws -> Response {
         guard let header = request.headers[.authorization], header.hasPrefix("FIS_v2 "),
-              let auth = await emulator.refreshInstallation(refreshToken: String(header.dropFirst(7))) else {
+              let auth = try await emulator.refreshInstallation(refreshToken: String(header.dropFirst(7))) else {
             return Self.googleError(401, "UNAUTHENTICATED", "Request is missing a valid refresh token.")
         }
         return Self.json(["token": auth, "expiresIn": "604800s"])
@@ -112,6 +112,8 @@ struct FCMEmulatorRoutes {
                 return Self.googleError(400, "INVALID_ARGUMENT", "The endpoint is not a registered GCM token.")
             case .badKeys:
                 return Self.googleError(400, "INVALID_ARGUMENT", "p256dh must be a P-256 point and auth 16 bytes")
+            case .unsaved(let why):
+                return Self.googleError(503, "UNAVAILABLE", "the emulator could not save its state: \(why)")
             }
         }
     }

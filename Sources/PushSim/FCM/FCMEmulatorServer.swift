@@ -10,12 +10,16 @@ public enum FCMEmulatorServer {
         public var mcsListen: SimAddress
         public var certificateFile: String
         public var privateKeyFile: String
+        /// Where registrations and unacknowledged messages are kept across restarts; nil: in memory only.
+        public var stateFile: String?
 
-        public init(listen: SimAddress, mcsListen: SimAddress, certificateFile: String, privateKeyFile: String) {
+        public init(listen: SimAddress, mcsListen: SimAddress, certificateFile: String, privateKeyFile: String,
+                    stateFile: String? = nil) {
             self.listen = listen
             self.mcsListen = mcsListen
             self.certificateFile = certificateFile
             self.privateKeyFile = privateKeyFile
+            self.stateFile = stateFile
         }
     }
 
@@ -24,7 +28,7 @@ public enum FCMEmulatorServer {
     public static func run(_ configuration: Configuration, logLevel: Logger.Level = .info) async throws {
         var logger = Logger(label: "pushsim-fcm", factory: { StreamLogHandler.standardError(label: $0) })
         logger.logLevel = logLevel
-        let emulator = FCMEmulator(events: SimEvents())
+        let emulator = try FCMEmulator(events: SimEvents(), stateFile: configuration.stateFile)
         let mcs = try MCSServer(emulator: emulator, certificateFile: configuration.certificateFile,
                                 privateKeyFile: configuration.privateKeyFile, logger: logger)
         let router = Router()

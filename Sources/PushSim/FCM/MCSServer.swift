@@ -89,7 +89,7 @@ struct MCSServer: Sendable {
         switch message {
         case .loginRequest(let login):
             guard device == nil, let id = UInt64(login.user), let token = UInt64(login.authToken),
-                  await emulator.logIn(androidID: id, securityToken: token, received: login.receivedPersistentID,
+                  try await emulator.logIn(androidID: id, securityToken: token, received: login.receivedPersistentID,
                                        session: outbox) else {
                 // As Google answers a device it does not know (a registration it forgot): an error, then the end.
                 var refusal = McsProto_LoginResponse()
@@ -121,7 +121,7 @@ struct MCSServer: Sendable {
             outbox.send(.heartbeatAck(McsProto_HeartbeatAck()))
             return true
         case .iq:
-            if let device, let ids = message.selectivelyAcknowledged { await emulator.acknowledge(ids, device: device) }
+            if let device, let ids = message.selectivelyAcknowledged { try await emulator.acknowledge(ids, device: device) }
             return true
         case .close:
             return false

@@ -6,6 +6,7 @@ import NIOSSL
 import PushAgentCore
 import PushAgentStore
 import Synchronization
+import SystemdSupport
 
 /// Pushes that providers send through Google's FCM: registered as a web-push client (FCMRegistrar), logged in to
 /// MCS over TLS, each data message decrypted and handed to ingest. A message is acknowledged to Google only after
@@ -22,6 +23,8 @@ struct FCMPushSource: PushSource {
     let status = FCMStatusBox()
     let acknowledged = AcknowledgedIDs()
     let tlsContexts = TLSContexts()
+    /// Wakes from suspend (SleepWatcher): a connection that slept is replaced at once, and a backoff cut short.
+    let wakes: WakeCounter
     let logger: Logger
 
     /// `fcm` for the default app, `fcm:NAME` for the others.
@@ -58,15 +61,20 @@ struct FCMPushSource: PushSource {
         while !Task.isCancelled {
             let settings = config.current.providers.fcm
             let reason: String
+            let wakesSeen = wakes.count
             do {
                 let app = try self.app(settings)
                 status.update { $0.state = "registering" }
                 let registration = try await registrar.registration(for: app, settings)
                 status.update { $0.tokenIssued = registration.registeredAt; $0.state = "connecting" }
-                try await session(registration, settings, ingest: ingest) { backoff = Backoff(config.current) }
+                try await session(registration, settings, ingest: ingest, wakesSeen: wakesSeen) { backoff = Backoff(config.current) }
                 reason = "the connection closed"
             } catch is CancellationError {
                 return
+            } catch FCMSourceError.resumed {
+                logger.notice("\(name): the machine woke from suspend; connecting again now",
+                              metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
+                continue
             } catch FCMSourceError.loginRefused(let why) {
                 // Google forgot the registration (or never had it): only a new one can receive again.
                 reason = "MCS refused the login (\(why))"
@@ -83,11 +91,16 @@ struct FCMPushSource: PushSource {
             status.update { $0.state = "backoff"; $0.error = reason; $0.connectedSince = nil }
             logger.warning("\(name): \(reason); reconnecting in \(String(format: "%.1f", delay)) s",
                            metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
-            guard (try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))) != nil else { return }
+            await sleep(seconds: delay, orUntilWakePast: wakesSeen)
         }
     }
 
-    private func session(_ registration: FCMRegistration, _ settings: FCMSettings, ingest: PushIngest,
+    /// The backoff's wait, cut short by a wake from suspend: the network that failed may be another one now.
+    private func sleep(seconds: Double, orUntilWakePast seen: Int) async {
+        _ = try? await wakes.unlessWoken(past: seen) { try await Task.sleep(for: .milliseconds(Int(seconds * 1000))) }
+    }
+
+    private func session(_ registration: FCMRegistration, _ settings: FCMSettings, ingest: PushIngest, wakesSeen: Int,
                          onLogin: () -> Void) async throws {
         let endpoints = settings.endpoints
         let tls = try tlsContexts.context(caFile: settings.caFile)
@@ -103,6 +116,7 @@ struct FCMPushSource: PushSource {
         }
         let keys = try registration.keys()
         let liveness = Liveness(limit: .milliseconds(Int(settings.heartbeatSeconds * 1500 + 5000)))
+        let woke = Flag()
         try await connection.channel.executeThenClose { inbound, outbound in
             let writer = MCSWriter(outbound: outbound)
             try await writer.send(.loginRequest(login(registration, settings)))
@@ -110,6 +124,12 @@ struct FCMPushSource: PushSource {
                 tasks.addTask {
                     try await ping(writer, every: settings.heartbeatSeconds, liveness: liveness,
                                    channel: connection.channel.channel)
+                }
+                tasks.addTask {
+                    await wakes.wait(past: wakesSeen)
+                    guard !Task.isCancelled else { return }
+                    woke.raise()
+                    connection.channel.channel.close(promise: nil)
                 }
                 var decoder = MCSFrameDecoder()
                 for try await chunk in inbound {
@@ -157,6 +177,7 @@ struct FCMPushSource: PushSource {
                 tasks.cancelAll()
             }
         }
+        if woke.isRaised { throw FCMSourceError.resumed }
         if let silence = liveness.declaredDead { throw FCMSourceError.dead(seconds: silence) }
     }
 
@@ -220,6 +241,8 @@ enum FCMSourceError: Error, CustomStringConvertible {
     case loginRefused(String)
     case closedByServer
     case dead(seconds: Int)
+    /// The machine woke from suspend: the connection was closed to be made again.
+    case resumed
 
     var description: String {
         switch self {
@@ -227,6 +250,7 @@ enum FCMSourceError: Error, CustomStringConvertible {
         case .loginRefused(let why): "MCS refused the login (\(why))"
         case .closedByServer: "MCS closed the connection"
         case .dead(let seconds): "no whole stanza from MCS in \(seconds) s (not even a heartbeat): the connection is dead"
+        case .resumed: "the machine woke from suspend"
         }
     }
 }
@@ -286,6 +310,13 @@ final class TLSContexts: Sendable {
             return context
         }
     }
+}
+
+/// Raised once, read from another task: why a connection was closed.
+final class Flag: Sendable {
+    private let value = Atomic<Bool>(false)
+    func raise() { value.store(true, ordering: .relaxed) }
+    var isRaised: Bool { value.load(ordering: .relaxed) }
 }
 
 /// When MCS last sent a whole stanza, and whether the connection was given up for its silence.

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PushAgentStore
 import RelayWire
+import SystemdSupport
 
 /// The relay's long-poll as a push source: registers with the relay when needed and long-polls it. A poll
 /// acknowledges everything up to its cursor, and the cursor moves only with the store's commit of a message, so
@@ -15,6 +16,8 @@ struct RelayPushSource: PushSource {
     let events: EventBus
     let heartbeat: Heartbeat
     let tokenUpdater: PushTokenUpdater
+    /// Wakes from suspend (SleepWatcher): a long poll that slept is cancelled and made again at once.
+    let wakes: WakeCounter
     let logger: Logger
 
     var name: String { RelayStatus.sourceName }
@@ -50,10 +53,17 @@ struct RelayPushSource: PushSource {
         let cursor = try await store.cursor()
         // Until a poll has succeeded, ask without holding, so the state shows "connected" as soon as it is true.
         let wait = relayState.current.state == .connected ? config.current.pollWaitSeconds : 0
+        let wakesSeen = wakes.count
         let batch: PollReply
         do {
-            batch = try await client.poll(deviceId: device.deviceId, secret: device.secret, after: cursor,
-                                          waitSeconds: wait)
+            guard let reply = try await wakes.unlessWoken(past: wakesSeen, { [client] in
+                try await client.poll(deviceId: device.deviceId, secret: device.secret, after: cursor, waitSeconds: wait)
+            }) else {
+                logger.notice("relay: the machine woke from suspend; polling again now",
+                              metadata: ["message_id": "\(LogMessageID.relayStateChanged)"])
+                return
+            }
+            batch = reply
         } catch RelayError.unknownDevice {
             try await reRegister(replacing: device)
             return
