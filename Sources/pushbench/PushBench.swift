@@ -70,7 +70,7 @@ struct PushBench: AsyncParsableCommand {
 
             print("""
             transport: \(transport)
-            idle daemon over \(idleSeconds) s: RSS \(format(idle.rssMiB)) MiB, CPU \(format(idle.cpuMilliseconds)) ms
+            idle daemon over \(idleSeconds) s: RSS \(format(idle.rssMiB)) MiB (anonymous \(format(idle.anonymousMiB)) MiB), CPU \(format(idle.cpuMilliseconds)) ms
             push sent → approval visible (\(latencyPushes) sequential pushes, loopback):
               p50 \(format(percentile(latencies, 0.50))) ms   p90 \(format(percentile(latencies, 0.90))) ms   p99 \(format(percentile(latencies, 0.99))) ms   max \(format(latencies.last ?? 0)) ms
             throughput: \(sent) pushes, \(concurrency) in flight: \(format(Double(sent) / seconds)) approvals/s (\(format(seconds)) s)
@@ -135,9 +135,12 @@ extension Duration {
     var milliseconds: Double { Double(components.seconds) * 1000 + Double(components.attoseconds) / 1e15 }
 }
 
-/// What a process costs while nothing happens: its RSS at the end, and the CPU it used meanwhile (/proc).
+/// What a process costs while nothing happens: its RSS at the end, and the CPU it used meanwhile (/proc). The RSS
+/// is split: anonymous memory is the process's own; file-backed pages (the code it ran, mapped from the binary and
+/// libraries) are shared and can be dropped and read again by the kernel.
 struct IdleCost {
     var rssMiB: Double
+    var anonymousMiB: Double
     var cpuMilliseconds: Double
 
     static func measure(pid: Int32, seconds: Int) async throws -> IdleCost {
@@ -145,9 +148,12 @@ struct IdleCost {
         try await Task.sleep(for: .seconds(seconds))
         let ticks = try cpuTicks(pid) - before
         let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
-        let rssKiB = status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }
-            .flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Double($0) } ?? 0
-        return IdleCost(rssMiB: rssKiB / 1024, cpuMilliseconds: Double(ticks) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK))))
+        func kibibytes(_ field: String) -> Double {
+            status.split(separator: "\n").first { $0.hasPrefix(field + ":") }
+                .flatMap { $0.split(separator: " ").dropFirst().first }.flatMap { Double($0) } ?? 0
+        }
+        return IdleCost(rssMiB: kibibytes("VmRSS") / 1024, anonymousMiB: kibibytes("RssAnon") / 1024,
+                        cpuMilliseconds: Double(ticks) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK))))
     }
 
     /// utime + stime of /proc/PID/stat (fields 14 and 15, after the command name in parentheses).

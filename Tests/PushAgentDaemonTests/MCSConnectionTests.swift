@@ -1,0 +1,45 @@
+import ClusterHarness
+import Foundation
+import NIOCore
+import NIOSSL
+@testable import PushAgentDaemon
+import PushAgentCore
+import Testing
+
+/// MCS's TLS trusts the system's CAs through their hashed directory: a certificate whose hash link is there is
+/// trusted, one that is not is refused. pushsim's FCM emulator is the server, with its own self-signed certificate.
+struct MCSConnectionTests {
+    @Test func theSystemCAsAreFoundByTheirHashLinks() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mcs-tls-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory + "/certs", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let emulator = try await FCMEmulatorProcess(directory: directory)
+        defer { Task { await emulator.stop() } }
+        let empty = TLSContexts(systemCADirectory: directory + "/certs")
+        let hash = try await CommandResult.run("/usr/bin/openssl", ["x509", "-hash", "-noout", "-in", emulator.certificate])
+        try FileManager.default.copyItem(atPath: emulator.certificate,
+                                        toPath: directory + "/certs/" + hash.stdout.trimmingCharacters(in: .whitespacesAndNewlines) + ".0")
+        #expect(TLSContexts.hasHashedCertificates(directory + "/certs"))
+        #expect(TLSContexts.hasHashedCertificates("/etc/ssl/certs"), "Debian's ca-certificates makes the links")
+
+        let trusted = try await MCSConnection.open(host: emulator.mcsHost, port: emulator.mcsPort,
+                                                   tls: try TLSContexts(systemCADirectory: directory + "/certs").context(caFile: nil),
+                                                   proxy: nil)
+        #expect(try await Self.pingAnswered(trusted), "the handshake completed and MCS answered inside it")
+
+        try FileManager.default.removeItem(atPath: directory + "/certs")
+        try FileManager.default.createDirectory(atPath: directory + "/certs", withIntermediateDirectories: true)
+        let stranger = try await MCSConnection.open(host: emulator.mcsHost, port: emulator.mcsPort,
+                                                    tls: try empty.context(caFile: nil), proxy: nil)
+        await #expect(throws: NIOSSLError.self) { try await Self.pingAnswered(stranger) }
+    }
+
+    /// Sends MCS's version and a heartbeat ping; true once bytes come back.
+    static func pingAnswered(_ connection: MCSConnection) async throws -> Bool {
+        try await connection.channel.executeThenClose { inbound, outbound in
+            try await outbound.write(ByteBuffer(bytes: try MCSFraming.frame(.heartbeatPing(McsProto_HeartbeatPing()), withVersion: true)))
+            for try await chunk in inbound where chunk.readableBytes > 0 { return true }
+            return false
+        }
+    }
+}
