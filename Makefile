@@ -116,7 +116,7 @@ soak: build
 # their link). `make fuzz` runs each target for FUZZ_SECONDS, `make fuzz-smoke` (part of `make test`) for
 # FUZZ_SMOKE_SECONDS; figures in docs/reliability.md, crash inputs kept in Fuzz/crashes/.
 FUZZ_SECONDS ?= 300
-FUZZ_SMOKE_SECONDS ?= 12
+FUZZ_SMOKE_SECONDS ?= 6
 .PHONY: fuzz fuzz-build fuzz-smoke
 # SwiftPM keeps a path dependency's file list in its build manifest: without it a file added to the main package
 # is missed and the fuzz build fails to compile until Fuzz/.build is cleaned, so the manifest is planned anew.

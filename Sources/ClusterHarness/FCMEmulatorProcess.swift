@@ -17,12 +17,15 @@ public final class FCMEmulatorProcess: Sendable {
 
     /// Where it keeps its state across restarts; nil: in memory, lost with the process.
     public let stateFile: String?
+    /// Its certificate and key are here: a restart in the same directory presents the same certificate.
+    public let directory: String
 
     /// A new emulator on the ports given (0 picks free ones), its state in memory or in `stateFile` (read if it
     /// exists). Its certificate is made once per directory.
     public init(directory: String, httpPort: Int = 0, mcsPort: Int = 0, stateFile: String? = nil) async throws {
         certificate = directory + "/fcm-cert.pem"
         self.stateFile = stateFile
+        self.directory = directory
         let key = directory + "/fcm-key.pem"
         if !FileManager.default.fileExists(atPath: key) { try await Self.makeCertificate(certificate, key: key) }
         process = try ManagedProcess(name: "pushsim fcm", executable: Binaries.path("pushsim"), arguments: [
@@ -35,13 +38,13 @@ public final class FCMEmulatorProcess: Sendable {
     }
 
     /// Another emulator where this one was (stop this one first): Google's FCM having forgotten every registration.
-    public func restartedEmpty(directory: String) async throws -> FCMEmulatorProcess {
+    public func restartedEmpty() async throws -> FCMEmulatorProcess {
         try await FCMEmulatorProcess(directory: directory, httpPort: URL(string: httpURL)?.port ?? 0, mcsPort: mcsPort)
     }
 
     /// Another emulator where this one was (stop or kill this one first), with the state it kept: Google's FCM
     /// restarted, registrations and accepted messages intact.
-    public func restarted(directory: String) async throws -> FCMEmulatorProcess {
+    public func restarted() async throws -> FCMEmulatorProcess {
         try await FCMEmulatorProcess(directory: directory, httpPort: URL(string: httpURL)?.port ?? 0, mcsPort: mcsPort,
                                      stateFile: stateFile)
     }

@@ -20,10 +20,17 @@ extension AgentStore {
         return try await deviceIdentity()?.token
     }
 
+    /// Saves the app's registration; a new token for an app that had another (its values changed, Google forgot
+    /// it) flags the app's accounts, whose providers must be told it.
     public func saveFCMRegistration(_ registration: FCMRegistration) async throws {
         let name = registration.app.name
         let sealed = try sealer.seal(try JSONEncoder().encode(registration), context: SealedColumn.fcmRegistration(app: name))
         try await pool.write { db in
+            if let earlier = try String.fetchOne(db, sql: "SELECT token FROM fcm_registration WHERE app = ?", arguments: [name]),
+               earlier != registration.token {
+                try db.execute(sql: "UPDATE account SET needs_token_update = 1, token_update_problem = NULL WHERE fcm_app = ?",
+                               arguments: [name])
+            }
             try db.execute(sql: """
                 INSERT INTO fcm_registration (app, sealed, token, registered_at) VALUES (?, ?, ?, ?)
                 ON CONFLICT(app) DO UPDATE SET sealed = excluded.sealed, token = excluded.token,

@@ -101,6 +101,7 @@ public final class WakeCounter: Sendable {
             race.addTask { try await operation() }
             race.addTask {
                 await self.wait(past: seen)
+                try Task.checkCancellation()
                 return nil
             }
             defer { race.cancelAll() }

@@ -82,7 +82,7 @@ struct ProcessKiller: Sendable {
                 switch target {
                 case .daemon: try await cluster.startDaemon(extraEnvironment: daemonEnvironment, waitForRelay: false)
                 case .relay: try await cluster.startRelay()
-                case .emulator: try await emulator?.restart(directory: cluster.directory)
+                case .emulator: try await emulator?.restart()
                 case .mcsStall: break
                 }
                 return
@@ -103,18 +103,19 @@ struct ProcessKiller: Sendable {
     }
 }
 
-/// The FCM emulator of an FCM soak, replaced by a new process (on the same ports and state file) after each kill.
+/// The FCM emulator of an FCM soak, replaced by a new process (on the same ports, certificate and state file, all in
+/// its directory) after each kill: the daemon reconnects to it without being restarted itself.
 final class EmulatorSlot: Sendable {
     private let emulator: Mutex<FCMEmulatorProcess>
 
-    init(_ emulator: FCMEmulatorProcess) {
-        self.emulator = Mutex(emulator)
+    init(directory: String) async throws {
+        emulator = Mutex(try await FCMEmulatorProcess(directory: directory, stateFile: directory + "/fcm-state.json"))
     }
 
     var current: FCMEmulatorProcess { emulator.withLock { $0 } }
 
-    func restart(directory: String) async throws {
-        let restarted = try await current.restarted(directory: directory)
+    func restart() async throws {
+        let restarted = try await current.restarted()
         emulator.withLock { $0 = restarted }
     }
 }

@@ -52,7 +52,7 @@ struct PushSoak: AsyncParsableCommand {
         var emulator: EmulatorSlot?
         if transport == "fcm" {
             try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
-            emulator = EmulatorSlot(try await FCMEmulatorProcess(directory: scratch, stateFile: scratch + "/fcm-state.json"))
+            emulator = try await EmulatorSlot(directory: scratch)
         }
         let cluster = try await Cluster(simSendsThrough: emulator?.current.sendBaseURL)
         let verdict: SoakVerdict

@@ -68,4 +68,29 @@ struct ConfigReloadTests {
         #expect(applied.providers.plusAuth.bindingIdentity == "serial-42")
         #expect(applied.providers.plusAuth.machineIDFile == "/srv/machine-id")
     }
+
+    /// An FCM app's changed values apply from its next connection; an app added or removed waits for a restart (its
+    /// connection is made at start), and the reload says which keys.
+    @Test func fcmAppsChangeOnReloadAndAppsComeAndGoOnRestart() throws {
+        var withApp = running
+        for (key, value) in [("project_id", "tenant-mfa"), ("api_key", "AIzaSyA"), ("app_id", "1:2:web:3"), ("sender_id", "2")] {
+            try withApp.providers.fcm.setApp("tenant", key, value, origin: "test")
+        }
+        let added = running.changes(to: withApp)
+        #expect(added.map(\.text).contains("fcm_apps.tenant.project_id: (none) → tenant-mfa"))
+        #expect(added.allSatisfy { running.needsRestart($0.key, toApply: withApp) }, "\(added)")
+
+        var changed = withApp
+        try changed.providers.fcm.setApp("tenant", "api_key", "AIzaSyB", origin: "test")
+        try changed.providers.fcm.setApp("tenant", "providers", "plusauth", origin: "test")
+        let edits = withApp.changes(to: changed)
+        #expect(edits.map(\.key) == ["fcm_apps.tenant.api_key", "fcm_apps.tenant.providers"])
+        #expect(!edits.contains { withApp.needsRestart($0.key, toApply: changed) })
+        #expect(withApp.reloaded(from: changed).providers.fcm.appForProvider[.plusauth] == "tenant")
+
+        let removed = withApp.changes(to: running)
+        #expect(removed.map(\.text).contains("fcm_apps.tenant.project_id: tenant-mfa → (none)"))
+        #expect(removed.allSatisfy { withApp.needsRestart($0.key, toApply: running) })
+        #expect(!running.needsRestart("fcm_heartbeat_seconds", toApply: withApp))
+    }
 }

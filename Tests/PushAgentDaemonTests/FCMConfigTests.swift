@@ -48,6 +48,9 @@ struct FCMConfigTests {
     @Test func theDefaultAppsProvidersComeFromTheEnvironmentToo() throws {
         let settings = try load(toml: Self.defaultApp, environment: ["PUSHAGENT_FCM_PROVIDERS": "plusauth, privacyidea"])
         #expect(settings.appForProvider == [.plusauth: "default", .privacyidea: "default"])
+        let replaced = try load(toml: Self.defaultApp + "\nfcm_providers = [\"hyphen\"]\n",
+                                environment: ["PUSHAGENT_FCM_PROVIDERS": "plusauth"])
+        #expect(replaced.appForProvider == [.plusauth: "default"], "the environment's list replaces the file's")
     }
 
     @Test(arguments: [
@@ -62,6 +65,7 @@ struct FCMConfigTests {
         (defaultApp + "\nfcm_providers = [\"plusauth\"]\n" + tenantApp + "\nproviders = [\"plusauth\"]\n",
          "claims plusauth, which FCM app '"),
         ("fcm_providers = [\"plusauth\"]\n", "FCM app 'default' is the default of plusauth but has no fcm_project_id"),
+        ("[fcm_apps.empty]\nproviders = [\"plusauth\"]\n", "FCM app 'empty' lacks fcm_apps.empty.project_id"),
     ])
     func mistakesSayWhatAndWhere(toml: String, message: String) {
         #expect { try load(toml: toml) } throws: { error in "\(error)".contains(message) }

@@ -16,23 +16,34 @@ public struct HTTPSProxy: Sendable, Equatable {
     }
 
     /// The proxy for a connection to `host`, nil for a direct one; a malformed proxy URL is an error that says so,
-    /// rather than a silent direct connection a firewall then drops.
+    /// rather than a silent direct connection a firewall then drops. `all_proxy` serves when no https one is set,
+    /// as in curl.
     public static func forHost(_ host: String, environment: [String: String]) throws(HTTPSProxyError) -> HTTPSProxy? {
-        guard let value = nonEmpty(environment["https_proxy"]) ?? nonEmpty(environment["HTTPS_PROXY"]) else { return nil }
+        let names = ["https_proxy", "HTTPS_PROXY", "all_proxy", "ALL_PROXY"]
+        guard let value = names.lazy.compactMap({ nonEmpty(environment[$0]) }).first else { return nil }
         if let exceptions = nonEmpty(environment["no_proxy"]) ?? nonEmpty(environment["NO_PROXY"]),
            bypasses(host, exceptions) { return nil }
         return try parse(value)
     }
 
-    /// `[http://][user:password@]host[:port]`, as curl takes it; the port defaults to 1080, curl's.
+    /// `[http://][user:password@]host[:port]`, as curl takes it; the port defaults to 1080, curl's. A proxy spoken
+    /// to over TLS (`https://`) or SOCKS is not supported, and says so.
     public static func parse(_ value: String) throws(HTTPSProxyError) -> HTTPSProxy {
         let text = value.contains("://") ? value : "http://" + value
         guard let url = URLComponents(string: text), url.scheme?.lowercased() == "http",
               let host = url.host, !host.isEmpty, url.path.isEmpty || url.path == "/" else {
-            throw HTTPSProxyError("the proxy '\(value)' (https_proxy/HTTPS_PROXY) is not an http://host:port URL")
+            throw HTTPSProxyError("the proxy '\(withoutCredentials(text))' (https_proxy/HTTPS_PROXY/all_proxy) is not an http://host:port URL: MCS can only be tunnelled through a plain HTTP proxy")
         }
-        let credentials = url.user.map { user in url.password.map { user + ":" + $0 } ?? user }
-        return HTTPSProxy(host: host, port: url.port ?? 1080, credentials: credentials?.removingPercentEncoding ?? credentials)
+        // Decoded once: what the URL says, percent-escapes and all.
+        let user = url.percentEncodedUser.map { $0.removingPercentEncoding ?? $0 }
+        let password = url.percentEncodedPassword.map { $0.removingPercentEncoding ?? $0 }
+        return HTTPSProxy(host: host, port: url.port ?? 1080, credentials: user.map { user in password.map { user + ":" + $0 } ?? user })
+    }
+
+    /// The URL with any `user:password@` left out, for messages and logs.
+    static func withoutCredentials(_ url: String) -> String {
+        guard let scheme = url.range(of: "://"), let at = url[scheme.upperBound...].firstIndex(of: "@") else { return url }
+        return String(url[..<scheme.upperBound]) + "…@" + String(url[url.index(after: at)...])
     }
 
     /// The CONNECT request (RFC 9110 §9.3.6) that asks the proxy for a tunnel to `host:port`.

@@ -11,6 +11,8 @@ struct EnrollmentService: Sendable {
     let events: EventBus
     let deviceName: String
     let config: LiveConfig
+    /// The Firebase apps with a connection (made at start: an app a reload added has none until a restart).
+    let runningFCMApps: [String]
     let logger: Logger
 
     func enroll(uri text: String, name: String?, fcmApp: String? = nil, peer: Peer) async throws -> Account {
@@ -25,8 +27,10 @@ struct EnrollmentService: Sendable {
         }
         let fcmApp = try transport(requested: fcmApp, provider: uri.provider)
         if let fcmApp {
-            guard let registration = try await store.fcmRegistration(app: fcmApp) else {
-                throw ServiceError(.unavailable, "not registered with FCM for the Firebase app '\(fcmApp)' yet, so there is no FCM token to give the provider: try again once `pushctl status` shows it connected (`pushctl fcm check --app \(fcmApp)` says why not)")
+            // A registration made for values a reload has since changed is about to be replaced: not its token.
+            guard let registration = try await store.fcmRegistration(app: fcmApp),
+                  registration.app == config.current.providers.fcm.app(named: fcmApp) else {
+                throw ServiceError(.unavailable, "not registered with FCM for the Firebase app '\(fcmApp)' yet, so there is no FCM token to give the provider: try again once `pushctl status` shows it connected (`pushctl fcm check --app \(fcmApp)` says why not), or enroll with --fcm-app \(FCMSettings.relayName) to receive through the relay")
             }
             device.token = registration.token
         }
@@ -56,6 +60,9 @@ struct EnrollmentService: Sendable {
         guard settings.app(named: name) != nil else {
             let apps = settings.apps.map(\.name)
             throw ServiceError(.invalidArgument, "no FCM app '\(name)' in pushagentd.toml (\(apps.isEmpty ? "FCM is off" : "its apps: " + apps.joined(separator: ", "))); set one up as docs/fcm.md says and restart pushagentd, or enroll with --fcm-app \(FCMSettings.relayName) to receive through the relay")
+        }
+        guard runningFCMApps.contains(name) else {
+            throw ServiceError(.unavailable, "the FCM app '\(name)' came with a reload and has no connection yet: restart pushagentd to start it (pending approvals are kept), or enroll with --fcm-app \(FCMSettings.relayName) to receive through the relay")
         }
         return name
     }

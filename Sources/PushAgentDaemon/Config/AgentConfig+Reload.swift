@@ -27,17 +27,26 @@ extension AgentConfig {
         return result
     }
 
-    /// Every key whose value differs in `newer`, as `key: old → new`, without secrets (as in `summary`).
+    /// Every key whose value differs in `newer`, as `key: old → new`, without secrets (as in `summary`); a key only one
+    /// side has (an FCM app's, `fcm_apps.NAME.…`) counts as `(none)` on the other.
     func changes(to newer: AgentConfig) -> [(key: String, text: String)] {
         let old = summaryValues, new = newer.summaryValues
-        return Self.keys.sorted().compactMap { key in
+        return Set(Self.keys).union(old.keys).union(new.keys).sorted().compactMap { key in
             if key == "relay_registration_key", relayRegistrationKey != newer.relayRegistrationKey,
                old[key] == new[key] {
                 return (key, "\(key): changed")
             }
-            guard let before = old[key], let after = new[key], before != after else { return nil }
-            return (key, "\(key): \(before) → \(after)")
+            guard old[key] != nil || new[key] != nil, old[key] != new[key] else { return nil }
+            return (key, "\(key): \(old[key] ?? "(none)") → \(new[key] ?? "(none)")")
         }
+    }
+
+    /// Whether a change of `key` on the way to `newer` waits for a restart: the keys of what is opened or registered
+    /// at start, and those of an FCM app added or removed (each app has a connection made at start); a changed app's
+    /// values apply from its next connection.
+    func needsRestart(_ key: String, toApply newer: AgentConfig) -> Bool {
+        guard let app = FCMSettings.appName(ofKey: key) else { return !Self.reloadableKeys.contains(key) }
+        return (providers.fcm.app(named: app) == nil) != (newer.providers.fcm.app(named: app) == nil)
     }
 
     private var summaryValues: [String: String] {

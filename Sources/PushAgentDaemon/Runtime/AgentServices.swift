@@ -46,15 +46,18 @@ struct AgentServices: Sendable {
         // FCM is off until a Firebase app is configured (docs/fcm.md); adding or removing an app takes a restart.
         let registrar = FCMRegistrar(store: store, http: ProviderHTTP(http: .shared), tokenUpdater: tokenUpdater,
                                      logger: logger)
+        let tlsContexts = TLSContexts()
         let fcm = settings.providers.fcm.apps.map {
-            FCMPushSource(appName: $0.name, registrar: registrar, config: config, wakes: wakes, logger: logger)
+            FCMPushSource(appName: $0.name, registrar: registrar, config: config, tlsContexts: tlsContexts, wakes: wakes,
+                          logger: logger)
         }
         pushSources = PushSources(all: [relay] + fcm + modules.pushSources)
         let writers = Writers(policy: OperatorPolicy(config: config, daemonUid: getuid()), store: store)
         responder = ControlRouter(collections: [
             StatusRoutes(store: store, events: events, relayState: relayState, pushSources: pushSources, startedAt: Date()),
             AccountRoutes(store: store, enrollment: EnrollmentService(store: store, modules: modules, events: events,
-                                                                      deviceName: settings.deviceName, config: config, logger: logger),
+                                                                      deviceName: settings.deviceName, config: config,
+                                                                      runningFCMApps: fcm.map(\.appName), logger: logger),
                           muting: muting, modules: modules, config: config, writers: writers),
             ApprovalRoutes(store: store, approvals: approvals, writers: writers),
             RequestRoutes(store: store, events: events),

@@ -32,8 +32,8 @@ struct ConfigReloader: Service {
             return "reload failed, previous configuration kept"
         }
         let changes = running.changes(to: newer)
-        let applied = changes.filter { AgentConfig.reloadableKeys.contains($0.key) }
-        let needRestart = changes.filter { !AgentConfig.reloadableKeys.contains($0.key) }
+        let applied = changes.filter { !running.needsRestart($0.key, toApply: newer) }
+        let needRestart = changes.filter { running.needsRestart($0.key, toApply: newer) }
         config.replace(with: running.reloaded(from: newer))
         ProcessLogLevel.current = newer.logLevel
         let summary = applied.isEmpty ? "configuration reloaded, nothing changed"

@@ -13,6 +13,16 @@ struct HTTPSProxyTests {
         #expect(try HTTPSProxy.forHost("h", environment: ["HTTPS_PROXY": "http://p"])?.port == 1080, "curl's default port")
         #expect(try HTTPSProxy.forHost("h", environment: ["HTTPS_PROXY": "http://us%40er:p%3Ass@p:8080"])?.credentials
                 == "us@er:p:ss")
+        #expect(try HTTPSProxy.forHost("h", environment: ["HTTPS_PROXY": "http://u:p%2541@p:8080"])?.credentials == "u:p%41",
+                "decoded once")
+        #expect(try HTTPSProxy.forHost("h", environment: ["ALL_PROXY": "http://all:3128"])?.host == "all", "curl's fallback")
+        #expect(try HTTPSProxy.forHost("h", environment: ["ALL_PROXY": "http://all:3128", "https_proxy": "http://s:1"])?.host == "s")
+    }
+
+    @Test func aBadProxyURLIsNamedWithoutItsPassword() {
+        #expect { try HTTPSProxy.forHost("h", environment: ["HTTPS_PROXY": "https://alice:s3cret@proxy:3128"]) } throws: { error in
+            "\(error)".contains("'https://…@proxy:3128'") && !"\(error)".contains("s3cret")
+        }
     }
 
     @Test(arguments: [

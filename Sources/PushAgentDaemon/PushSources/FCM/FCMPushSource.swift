@@ -22,7 +22,8 @@ struct FCMPushSource: PushSource {
     let config: LiveConfig
     let status = FCMStatusBox()
     let acknowledged = AcknowledgedIDs()
-    let tlsContexts = TLSContexts()
+    /// Shared by every app's source.
+    let tlsContexts: TLSContexts
     /// Wakes from suspend (SleepWatcher): a connection that slept is replaced at once, and a backoff cut short.
     let wakes: WakeCounter
     let logger: Logger
@@ -103,6 +104,7 @@ struct FCMPushSource: PushSource {
     private func session(_ registration: FCMRegistration, _ settings: FCMSettings, ingest: PushIngest, wakesSeen: Int,
                          onLogin: () -> Void) async throws {
         let endpoints = settings.endpoints
+        let keys = try registration.keys()
         let tls = try tlsContexts.context(caFile: settings.caFile)
         let proxy = try HTTPSProxy.forHost(endpoints.mcsHost, environment: ProcessInfo.processInfo.environment)
         let connection: MCSConnection
@@ -114,9 +116,24 @@ struct FCMPushSource: PushSource {
             connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsFallbackPort, tls: tls,
                                                       proxy: proxy)
         }
-        let keys = try registration.keys()
+        // Nothing may throw between the open and the exchange: the connection is closed by the exchange.
         let liveness = Liveness(limit: .milliseconds(Int(settings.heartbeatSeconds * 1500 + 5000)))
         let woke = Flag()
+        do {
+            try await exchange(on: connection, registration, settings, ingest: ingest, keys: keys, liveness: liveness,
+                               woke: woke, wakesSeen: wakesSeen, onLogin: onLogin)
+        } catch where !(error is CancellationError) && (woke.isRaised || liveness.declaredDead != nil) {
+            // Closed on purpose, for the reason thrown below; what the close made fail on its way is not the story.
+        }
+        if woke.isRaised { throw FCMSourceError.resumed }
+        if let silence = liveness.declaredDead { throw FCMSourceError.dead(seconds: silence) }
+    }
+
+    /// Logs in, then reads stanzas until the connection ends: pings both ways, data committed then acknowledged.
+    private func exchange(on connection: MCSConnection, _ registration: FCMRegistration, _ settings: FCMSettings,
+                          ingest: PushIngest, keys: WebPushKeys, liveness: Liveness, woke: Flag, wakesSeen: Int,
+                          onLogin: () -> Void) async throws {
+        let endpoints = settings.endpoints
         try await connection.channel.executeThenClose { inbound, outbound in
             let writer = MCSWriter(outbound: outbound)
             try await writer.send(.loginRequest(login(registration, settings)))
@@ -177,8 +194,6 @@ struct FCMPushSource: PushSource {
                 tasks.cancelAll()
             }
         }
-        if woke.isRaised { throw FCMSourceError.resumed }
-        if let silence = liveness.declaredDead { throw FCMSourceError.dead(seconds: silence) }
     }
 
     /// The push in a data stanza, or nil (logged) for one that cannot be read: it is acknowledged all the same,
@@ -295,9 +310,15 @@ final class AcknowledgedIDs: Sendable {
     }
 }
 
-/// The TLS context MCS connections use, made once per extra-CA file rather than per reconnect.
+/// The TLS context MCS connections use, made again only when the extra-CA file (its path, or its contents: a rotated
+/// corporate CA) changed, not per reconnect.
 final class TLSContexts: Sendable {
-    private let cached = Mutex<(caFile: String?, context: NIOSSLContext)?>(nil)
+    private struct Key: Equatable {
+        var caFile: String?
+        var modified: Date?
+    }
+
+    private let cached = Mutex<(key: Key, context: NIOSSLContext)?>(nil)
     /// The system's CAs as a hashed directory (`update-ca-certificates` makes it), from which BoringSSL reads the
     /// one certificate a chain needs when it needs it. NIOSSL's default also parses the whole bundle file into
     /// memory (138 CAs, 1.4 MiB here), for as long as the context lives. Without hash links: NIOSSL's default.
@@ -308,13 +329,16 @@ final class TLSContexts: Sendable {
     }
 
     func context(caFile: String?) throws -> NIOSSLContext {
-        try cached.withLock { cached in
-            if let cached, cached.caFile == caFile { return cached.context }
+        let key = Key(caFile: caFile, modified: caFile.flatMap {
+            (try? FileManager.default.attributesOfItem(atPath: $0))?[.modificationDate] as? Date
+        })
+        return try cached.withLock { cached in
+            if let cached, cached.key == key { return cached.context }
             var configuration = TLSConfiguration.makeClientConfiguration()
             if Self.hasHashedCertificates(systemCADirectory) { configuration.trustRoots = .file(systemCADirectory) }
             if let caFile { configuration.additionalTrustRoots = [.file(caFile)] }
             let context = try NIOSSLContext(configuration: configuration)
-            cached = (caFile, context)
+            cached = (key, context)
             return context
         }
     }

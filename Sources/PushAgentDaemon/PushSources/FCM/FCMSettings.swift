@@ -21,12 +21,20 @@ struct FCMSettings: ConfigSection {
     /// The keys of an `[fcm_apps.NAME]` table; `fcm_` and each of these are the default app's flat keys.
     static let appKeys = ["project_id", "api_key", "app_id", "sender_id", "vapid_key", "providers"]
 
-    /// Every configured app, `default` first: each has its own registration, token and MCS connection.
+    /// Every configured app, `default` first (when its project is set; a table is an app however incomplete, which
+    /// `validate` refuses): each has its own registration, token and MCS connection.
     var apps: [FirebaseAppProfile] {
         (defaultApp.projectID.isEmpty ? [] : [defaultApp]) + namedApps.values.sorted { $0.name < $1.name }
     }
 
     var isEnabled: Bool { !apps.isEmpty }
+
+    /// The app a key (as `summary` and the file name it) describes: `default` for the flat keys of an app, NAME for
+    /// `fcm_apps.NAME.…`; nil for the receiver's other keys.
+    static func appName(ofKey key: String) -> String? {
+        if key.hasPrefix("fcm_apps.") { return key.dropFirst("fcm_apps.".count).split(separator: ".").first.map(String.init) }
+        return key.hasPrefix("fcm_") && appKeys.contains(String(key.dropFirst(4))) ? defaultAppName : nil
+    }
 
     func app(named name: String) -> FirebaseAppProfile? { apps.first { $0.name == name } }
 
@@ -72,6 +80,8 @@ struct FCMSettings: ConfigSection {
         case "sender_id": app.senderID = value
         case "vapid_key": app.vapidKey = value.isEmpty ? nil : value
         case "providers":
+            // The list replaces the app's earlier one (the environment's over the file's).
+            appForProvider = appForProvider.filter { $0.value != name }
             for word in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !word.isEmpty {
                 guard let provider = Provider(rawValue: word), provider != .local else {
                     throw ConfigError("\(origin): \(field) names '\(word)', which is not a provider (hyphen, plusauth, forgerock, privacyidea)")
@@ -89,10 +99,11 @@ struct FCMSettings: ConfigSection {
     /// What is wrong with the apps as a whole, checked once every key is read: each must be complete, and a
     /// provider's default must be an app that exists.
     func validate(origin: String) throws(ConfigError) {
-        for app in [defaultApp] + namedApps.values.sorted(by: { $0.name < $1.name }) {
+        let defaultTouched = defaultApp != FirebaseAppProfile(name: Self.defaultAppName, projectID: "", apiKey: "", appID: "",
+                                                              senderID: "")
+        for app in (defaultTouched ? [defaultApp] : []) + namedApps.values.sorted(by: { $0.name < $1.name }) {
             let prefix = app.name == Self.defaultAppName ? "fcm_" : "fcm_apps.\(app.name)."
-            let touched = app != FirebaseAppProfile(name: app.name, projectID: "", apiKey: "", appID: "", senderID: "")
-            if touched, let problem = app.problem(keyPrefix: prefix) { throw ConfigError("\(origin): \(problem)") }
+            if let problem = app.problem(keyPrefix: prefix) { throw ConfigError("\(origin): \(problem)") }
         }
         for (provider, name) in appForProvider.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where app(named: name) == nil {
             throw ConfigError("\(origin): FCM app '\(name)' is the default of \(provider.rawValue) but has no fcm_project_id")
@@ -101,7 +112,8 @@ struct FCMSettings: ConfigSection {
 
     /// The app profiles' values are public identifiers (docs/fcm.md), shown as they are.
     var summary: [(key: String, value: String)] {
-        var lines: [(key: String, value: String)] = apps.isEmpty ? [("fcm_project_id", "(not set: FCM off)")] : []
+        // One line when there is no app, under a key of its own: FCM going on or off is what a restart applies.
+        var lines: [(key: String, value: String)] = apps.isEmpty ? [("fcm_apps", "(none: FCM off until fcm_project_id or an [fcm_apps.NAME] table is set)")] : []
         for app in apps {
             let prefix = app.name == Self.defaultAppName ? "fcm_" : "fcm_apps.\(app.name)."
             let providers = appForProvider.filter { $0.value == app.name }.map(\.key.rawValue).sorted()

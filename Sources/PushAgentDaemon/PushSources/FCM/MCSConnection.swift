@@ -5,14 +5,17 @@ import NIOSSL
 import PushAgentCore
 
 /// One TLS connection to MCS, its bytes both ways (FCMPushSource reads and writes stanzas on it), direct or through
-/// the HTTPS proxy's CONNECT tunnel.
+/// the HTTPS proxy's CONNECT tunnel. Whoever opens one must end it with `channel.executeThenClose`.
 struct MCSConnection: Sendable {
     let channel: NIOAsyncChannel<ByteBuffer, ByteBuffer>
 
-    static func open(host: String, port: Int, tls context: NIOSSLContext, proxy: HTTPSProxy?) async throws -> MCSConnection {
+    /// - Parameter proxyReplyTimeout: how long a proxy may take to open the tunnel: its own connection onward may
+    ///   hang where the port is dropped, and the 443 fallback waits on it.
+    static func open(host: String, port: Int, tls context: NIOSSLContext, proxy: HTTPSProxy?,
+                     proxyReplyTimeout: TimeAmount = .seconds(15)) async throws -> MCSConnection {
         // SNI and name checks take a host name; an address is checked against the certificate's IP entries.
         let serverName = host.contains(where: { $0.isLetter }) && !host.contains(":") ? host : nil
-        let tunnel = proxy.map { HTTPConnectTunnelHandler(request: $0.connectRequest(to: host, port: port)) }
+        let tunnel = proxy.map { HTTPConnectTunnelHandler(request: $0.connectRequest(to: host, port: port), timeout: proxyReplyTimeout) }
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(10))
             .connect(host: proxy?.host ?? host, port: proxy?.port ?? port) { channel in
@@ -29,12 +32,16 @@ struct MCSConnection: Sendable {
         if let tunnel, let proxy {
             do {
                 try await tunnel.established(on: channel.channel)
+                let pipeline = channel.channel.pipeline
+                try await channel.channel.eventLoop.submit {
+                    try pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: context, serverHostname: serverName),
+                                                           position: .first)
+                }.get()
             } catch {
-                channel.channel.close(promise: nil)
+                // Closed through the async channel, which must see its writer finished (NIO traps otherwise).
+                try? await channel.executeThenClose { _, _ in }
                 throw HTTPSProxyError("no tunnel to \(host):\(port) through the proxy \(proxy.host):\(proxy.port): \(error)")
             }
-            try await channel.channel.pipeline.addHandler(try NIOSSLClientHandler(context: context, serverHostname: serverName),
-                                                          position: .first)
         }
         return MCSConnection(channel: channel)
     }
@@ -46,13 +53,16 @@ final class HTTPConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHan
     typealias InboundIn = ByteBuffer
 
     private let request: String
+    private let timeout: TimeAmount
     private var reply = ByteBuffer()
+    private var deadline: Scheduled<Void>?
     private var sent = false
     private var promise: EventLoopPromise<Void>?
     private var outcome: Result<Void, any Error>?
 
-    init(request: String) {
+    init(request: String, timeout: TimeAmount) {
         self.request = request
+        self.timeout = timeout
     }
 
     /// Waits for the proxy's answer: done when the tunnel is open, an error saying what the proxy said otherwise.
@@ -78,12 +88,18 @@ final class HTTPConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHan
         guard !sent else { return }
         sent = true
         context.writeAndFlush(NIOAny(ByteBuffer(string: request)), promise: nil)
+        let channel = context.channel
+        deadline = context.eventLoop.scheduleTask(in: timeout) { [self] in
+            complete(.failure(HTTPSProxyError("the proxy did not answer CONNECT within \(String(format: "%.1f", Double(timeout.nanoseconds) / 1e9)) s")))
+            channel.close(promise: nil)
+        }
     }
 
     /// The first outcome counts; a close after a refusal changes nothing.
     private func complete(_ result: Result<Void, any Error>) {
         guard outcome == nil else { return }
         outcome = result
+        deadline?.cancel()
         promise?.completeWith(result)
         promise = nil
     }

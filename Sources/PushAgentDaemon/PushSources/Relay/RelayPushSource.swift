@@ -25,6 +25,7 @@ struct RelayPushSource: PushSource {
     func run(into ingest: PushIngest) async throws {
         var backoff = Backoff(config.current)
         while !Task.isCancelled {
+            let wakesSeen = wakes.count
             do {
                 try await pollOnce(into: ingest)
                 backoff = Backoff(config.current)
@@ -35,7 +36,8 @@ struct RelayPushSource: PushSource {
                 await setState(.backoff, error: "\(error)", nextTry: Date().addingTimeInterval(delay))
                 logger.warning("relay: \(error); retrying in \(String(format: "%.1f", delay)) s",
                                metadata: ["message_id": "\(LogMessageID.relayStateChanged)"])
-                do { try await sleepBeating(seconds: delay) } catch { return }
+                // A wake cuts the wait short: the network that failed may be another one now.
+                do { _ = try await wakes.unlessWoken(past: wakesSeen) { try await sleepBeating(seconds: delay) } } catch { return }
             }
         }
     }
