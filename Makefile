@@ -52,19 +52,26 @@ build: deps
 	$(SWIFT) build
 
 # Every test: unit, the HTTP client against a local server, the relay, and end to end with the real processes;
-# then the demo, approved automatically, so the README's demo command is tested too; then the installed
-# package in a booted systemd. The run ends with the Swift test summary again, for CI to read last.
+# then the soaks, the demo (approved automatically, so the README's demo command is tested too), the benchmarks'
+# smoke runs and the installed package in a booted systemd, which mostly wait on processes and timers: the fuzz
+# targets' build (a release build of its own, minutes of CPU) runs meanwhile, its output in FUZZ_BUILD_LOG, printed
+# if it fails; then their smoke run. The run ends with the Swift test summary again, for CI to read last.
 TEST_LOG := .build/swift-test.log
+FUZZ_BUILD_LOG := .build/fuzz-build.log
 test: build
 	$(SWIFT) build --build-tests
 	bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOG)'
-	$(BIN)/pushsoak $(SOAK_SHORT)
-	$(BIN)/pushsoak --transport fcm $(SOAK_SHORT_FCM)
-	scripts/demo.sh --auto
-	$(MAKE) fuzz-smoke
-	$(MAKE) bench-relay-smoke
-	$(MAKE) bench-relay-cluster-smoke
-	$(MAKE) test-systemd
+	bash -c '$(MAKE) --no-print-directory fuzz-build > $(FUZZ_BUILD_LOG) 2>&1 & fuzz_build=$$!; \
+		trap "kill $$fuzz_build 2>/dev/null" EXIT; set -e; \
+		$(BIN)/pushsoak $(SOAK_SHORT); \
+		$(BIN)/pushsoak --transport fcm $(SOAK_SHORT_FCM); \
+		scripts/demo.sh --auto; \
+		$(MAKE) --no-print-directory bench-relay-smoke; \
+		$(MAKE) --no-print-directory bench-relay-cluster-smoke; \
+		$(MAKE) --no-print-directory test-systemd; \
+		wait $$fuzz_build || { tail -50 $(FUZZ_BUILD_LOG); echo "the fuzz build failed: $(FUZZ_BUILD_LOG)"; exit 1; }; \
+		trap - EXIT'
+	Fuzz/run-fuzzers.sh $(FUZZ_SMOKE_SECONDS)
 	@grep -E 'Test run with [0-9]+ tests|Executed [0-9]+ tests' $(TEST_LOG) | tail -1
 
 # Builds the .deb from the debug build and checks it in a booted systemd container (scripts/test-systemd.sh).

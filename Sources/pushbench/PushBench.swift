@@ -45,15 +45,20 @@ struct PushBench: AsyncParsableCommand {
             let idle = try await IdleCost.measure(pid: cluster.daemon!.pid, seconds: idleSeconds)
             let created = try await CreatedCounter(client: cluster.client)
 
-            var latencies: [Double] = []
+            // Split where the time goes: until pushsim's send returned (signing, the transport accepting it), and
+            // from then until the approval was visible (delivery, the agent's ingest, the event).
+            var latencies: [Double] = [], sends: [Double] = []
             for _ in 0..<latencyPushes {
                 let target = created.count + 1
                 let start = ContinuousClock.now
                 _ = try await sim.push()
+                sends.append((ContinuousClock.now - start).milliseconds)
                 try await created.wait(until: target)
                 latencies.append((ContinuousClock.now - start).milliseconds)
             }
+            let afterSend = zip(latencies, sends).map { $0 - $1 }.sorted()
             latencies.sort()
+            sends.sort()
 
             let base = created.count
             let start = ContinuousClock.now
@@ -73,6 +78,7 @@ struct PushBench: AsyncParsableCommand {
             idle daemon over \(idleSeconds) s: RSS \(format(idle.rssMiB)) MiB (anonymous \(format(idle.anonymousMiB)) MiB), CPU \(format(idle.cpuMilliseconds)) ms
             push sent → approval visible (\(latencyPushes) sequential pushes, loopback):
               p50 \(format(percentile(latencies, 0.50))) ms   p90 \(format(percentile(latencies, 0.90))) ms   p99 \(format(percentile(latencies, 0.99))) ms   max \(format(latencies.last ?? 0)) ms
+              of which until pushsim's send returned: p50 \(format(percentile(sends, 0.50))) ms; after it: p50 \(format(percentile(afterSend, 0.50))) ms
             throughput: \(sent) pushes, \(concurrency) in flight: \(format(Double(sent) / seconds)) approvals/s (\(format(seconds)) s)
             """)
         } catch {
