@@ -65,7 +65,9 @@ struct FCMSendRequest: Equatable, Sendable {
     }
 
     /// Google's JSON mapping accepts a field by its proto name or its lowerCamelCase name; this brings both to
-    /// the proto name and refuses fields FCM does not know (any name passes when `allowed` is nil).
+    /// the proto name and refuses fields FCM does not know (any name passes when `allowed` is nil). A field set to
+    /// `null` is left out, as proto3's JSON mapping reads it ("the default value"): senders that write unset fields
+    /// as null (Go structs without omitempty, some Java mappers) are understood.
     private static func fields(_ object: [String: JSONValue], allowed: Set<String>?, at path: String?) throws(FCMError) -> [String: JSONValue] {
         func location() -> String { path.map { " at '\($0)'" } ?? "" }
         var result: [String: JSONValue] = [:]
@@ -77,6 +79,7 @@ struct FCMSendRequest: Equatable, Sendable {
                 let unknown = object.keys.sorted().first { !allowed.contains(snakeCase($0)) } ?? key
                 throw .invalidArgument("Invalid JSON payload received. Unknown name \"\(unknown)\"\(location()): Cannot find field.")
             }
+            if case .null = value { continue }
             // Both names of one field: which value won would depend on hashing (a real send or a dry run).
             guard result.updateValue(value, forKey: name) == nil else {
                 throw .invalidArgument("Invalid JSON payload received. Field \"\(name)\"\(location()) is given twice, by its proto and its lowerCamelCase name.")

@@ -76,6 +76,21 @@ struct FCMSendRequestTests {
             priority: .high, collapseKey: "signin", ttlMilliseconds: 3500))
     }
 
+    /// proto3's JSON mapping: `null` is a field's default, for every field (issue 24: android, apns, webpush,
+    /// fcm_options, validate_only and token were refused).
+    @Test func nullIsTheDefaultOfEveryField() throws {
+        let request = try parse(#"""
+            {"validate_only": null, "message": {"token": "t", "fid": null, "data": {"k": "v"}, "notification": null,
+             "android": {"collapse_key": null, "priority": null, "ttl": null, "notification": null, "fcm_options": null,
+                         "data": null, "direct_boot_ok": null, "restricted_package_name": null},
+             "apns": null, "webpush": null, "fcm_options": null, "topic": null, "condition": null}}
+            """#)
+        #expect(!request.validateOnly && request.token == "t")
+        #expect(request.message == (try parse(#"{"message": {"token": "t", "data": {"k": "v"}}}"#)).message,
+                "the same message as with the fields left out")
+        #expect(throws: FCMError.self) { try parse(#"{"message": {"token": null, "data": {"k": "v"}}}"#) }
+    }
+
     @Test func camelCaseFieldNamesAndFid() throws {
         let request = try parse(#"{"validateOnly": true, "message": {"fid": "f", "android": {"collapseKey": "k"}, "fcmOptions": {}}}"#)
         #expect(request.validateOnly)
