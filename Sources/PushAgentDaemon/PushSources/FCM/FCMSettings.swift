@@ -5,7 +5,7 @@ import PushAgentCore
 /// app named `default`; `[fcm_apps.NAME]` tables describe more, one per provider tenant that needs its own. Off until
 /// an app is set. Read at each (re)connection, so a reload applies from the next one.
 struct FCMSettings: ConfigSection {
-    var defaultApp = FirebaseAppProfile(name: FCMSettings.defaultAppName, projectID: "", apiKey: "", appID: "", senderID: "")
+    var defaultApp = FCMSettings.unset(FCMSettings.defaultAppName)
     var namedApps: [String: FirebaseAppProfile] = [:]
     /// The app an account of a provider is enrolled on when `pushctl enroll` names none.
     var appForProvider: [Provider: String] = [:]
@@ -28,6 +28,15 @@ struct FCMSettings: ConfigSection {
     }
 
     var isEnabled: Bool { !apps.isEmpty }
+
+    /// An app with nothing set yet: what a table starts from, and what the default app is until its keys are set.
+    static func unset(_ name: String) -> FirebaseAppProfile {
+        FirebaseAppProfile(name: name, projectID: "", apiKey: "", appID: "", senderID: "")
+    }
+
+    /// How an app's keys are named in `summary` and in messages: `fcm_…` for the default app, `fcm_apps.NAME.…` for
+    /// the others (`appName(ofKey:)` reads it back).
+    static func keyPrefix(ofApp name: String) -> String { name == defaultAppName ? "fcm_" : "fcm_apps.\(name)." }
 
     /// The app a key (as `summary` and the file name it) describes: `default` for the flat keys of an app, NAME for
     /// `fcm_apps.NAME.…`; nil for the receiver's other keys.
@@ -72,7 +81,7 @@ struct FCMSettings: ConfigSection {
             throw ConfigError("\(origin): [fcm_apps.\(name)]: an app's name is 1 to 32 of a-z, 0-9, '_' and '-', and not '\(Self.relayName)' (which means the relay)")
         }
         var app = name == Self.defaultAppName ? defaultApp
-            : namedApps[name] ?? FirebaseAppProfile(name: name, projectID: "", apiKey: "", appID: "", senderID: "")
+            : namedApps[name] ?? Self.unset(name)
         switch key {
         case "project_id": app.projectID = value
         case "api_key": app.apiKey = value
@@ -99,11 +108,9 @@ struct FCMSettings: ConfigSection {
     /// What is wrong with the apps as a whole, checked once every key is read: each must be complete, and a
     /// provider's default must be an app that exists.
     func validate(origin: String) throws(ConfigError) {
-        let defaultTouched = defaultApp != FirebaseAppProfile(name: Self.defaultAppName, projectID: "", apiKey: "", appID: "",
-                                                              senderID: "")
+        let defaultTouched = defaultApp != Self.unset(Self.defaultAppName)
         for app in (defaultTouched ? [defaultApp] : []) + namedApps.values.sorted(by: { $0.name < $1.name }) {
-            let prefix = app.name == Self.defaultAppName ? "fcm_" : "fcm_apps.\(app.name)."
-            if let problem = app.problem(keyPrefix: prefix) { throw ConfigError("\(origin): \(problem)") }
+            if let problem = app.problem(keyPrefix: Self.keyPrefix(ofApp: app.name)) { throw ConfigError("\(origin): \(problem)") }
         }
         for (provider, name) in appForProvider.sorted(by: { $0.key.rawValue < $1.key.rawValue }) where app(named: name) == nil {
             throw ConfigError("\(origin): FCM app '\(name)' is the default of \(provider.rawValue) but has no fcm_project_id")
@@ -115,7 +122,7 @@ struct FCMSettings: ConfigSection {
         // One line when there is no app, under a key of its own: FCM going on or off is what a restart applies.
         var lines: [(key: String, value: String)] = apps.isEmpty ? [("fcm_apps", "(none: FCM off until fcm_project_id or an [fcm_apps.NAME] table is set)")] : []
         for app in apps {
-            let prefix = app.name == Self.defaultAppName ? "fcm_" : "fcm_apps.\(app.name)."
+            let prefix = Self.keyPrefix(ofApp: app.name)
             let providers = appForProvider.filter { $0.value == app.name }.map(\.key.rawValue).sorted()
             lines += [(prefix + "project_id", app.projectID), (prefix + "api_key", app.apiKey), (prefix + "app_id", app.appID),
                       (prefix + "sender_id", app.senderID), (prefix + "vapid_key", app.vapidKey ?? "(default)"),
