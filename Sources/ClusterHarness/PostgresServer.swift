@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// A private PostgreSQL cluster for tests and benchmarks: initdb into a temporary directory, the postmaster on
 /// 127.0.0.1 and a free port (its socket in that directory too), run as the `postgres` user (PostgreSQL refuses
@@ -14,11 +15,14 @@ public final class PostgresServer: Sendable {
     public let url: String
     /// Holds `password`, 0600, for `--database-password-file`.
     public let passwordFile: String
-    private let postmaster: ManagedProcess
+    /// A new one after `crash()` and `start()`.
+    private let postmasterProcess: Mutex<ManagedProcess?>
+    private let settings: [String]
     private let binDirectory: String
     private let owner: (uid: UInt32, gid: UInt32)
 
-    /// - Parameter durable: fsync as in production (the benchmark); off, commits do not wait for the disk (tests).
+    /// - Parameter durable: fsync as in production (the benchmark); off (tests), commits wait for no disk but still
+    ///   reach the kernel before they are answered, so a crash of PostgreSQL alone (`crash()`) loses no commit.
     public init(database: String = "pushrelay", durable: Bool = false) async throws {
         binDirectory = try await Self.binDirectory()
         owner = try Self.postgresAccount()
@@ -40,10 +44,27 @@ public final class PostgresServer: Sendable {
             "listen_addresses=127.0.0.1", "port=\(port)", "unix_socket_directories=\(directory)", "max_connections=200",
             "shared_buffers=64MB",
         ]
-        if !durable { settings += ["fsync=off", "synchronous_commit=off", "full_page_writes=off"] }
-        postmaster = try ManagedProcess(
+        if !durable { settings += ["fsync=off", "full_page_writes=off"] }
+        self.settings = settings
+        postmasterProcess = Mutex(nil)
+        passwordFile = directory + "/relay-password"
+        url = "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
+        try await start()
+
+        FileManager.default.createFile(atPath: passwordFile, contents: Data(Self.password.utf8), attributes: [.posixPermissions: 0o600])
+        try await sql("CREATE ROLE \(Self.user) LOGIN PASSWORD '\(Self.password)'")
+        try await createDatabase(database)
+    }
+
+    private var postmaster: ManagedProcess? { postmasterProcess.withLock { $0 } }
+
+    /// Starts the postmaster on the cluster's data directory and port (again, after `crash()`), and waits until it
+    /// accepts connections (after a crash, once it has replayed its WAL).
+    public func start() async throws {
+        let postmaster = try ManagedProcess(
             name: "postgres", executable: "/usr/bin/setpriv",
-            arguments: Self.asOwner(owner) + [binDirectory + "/postgres", "-D", data] + settings.flatMap { ["-c", $0] })
+            arguments: Self.asOwner(owner) + [binDirectory + "/postgres", "-D", directory + "/data"] + settings.flatMap { ["-c", $0] })
+        postmasterProcess.withLock { $0 = postmaster }
         let deadline = ContinuousClock.now + .seconds(30)
         while !postmaster.text.contains("ready to accept connections") {
             guard postmaster.isRunning, ContinuousClock.now < deadline else {
@@ -51,12 +72,14 @@ public final class PostgresServer: Sendable {
             }
             try await Task.sleep(for: .milliseconds(50))
         }
+    }
 
-        passwordFile = directory + "/relay-password"
-        FileManager.default.createFile(atPath: passwordFile, contents: Data(Self.password.utf8), attributes: [.posixPermissions: 0o600])
-        url = "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
-        try await sql("CREATE ROLE \(Self.user) LOGIN PASSWORD '\(Self.password)'")
-        try await createDatabase(database)
+    /// `pg_ctl stop -m immediate`: SIGQUIT, so every session is cut off and nothing is flushed or checkpointed, as
+    /// when the database host fails; waits until the postmaster is gone.
+    public func crash() async throws {
+        guard let postmaster, postmaster.isRunning else { return }
+        postmaster.signal(SIGQUIT)
+        _ = try await postmaster.waitForExit(timeout: .seconds(15))
     }
 
     /// An empty database owned by the relay's role; returns its URL.
@@ -79,7 +102,7 @@ public final class PostgresServer: Sendable {
     /// Fast shutdown (SIGINT: sessions are ended, nothing waits for clients), SIGKILL if that hangs; then the
     /// directory goes.
     public func stop() async {
-        if postmaster.isRunning {
+        if let postmaster, postmaster.isRunning {
             postmaster.signal(SIGINT)
             if (try? await postmaster.waitForExit(timeout: .seconds(15))) == nil {
                 postmaster.signal(SIGKILL)

@@ -18,21 +18,24 @@ struct DeviceRoutes: Sendable {
 
     func add(to router: inout RelayRouter) {
         router.add(.post, "/v1/devices", maxBody: Self.maxRegistrationBody) { request in
-            try await Self.answering { try await self.register(request) }
+            try await answering { try await self.register(request) }
         }
         router.add(.get, "/v1/devices/:device_id/messages") { request in
-            try await Self.answering { try await self.poll(request) }
+            try await answering { try await self.poll(request) }
         }
         router.add(.delete, "/v1/devices/:device_id") { request in
-            try await Self.answering { try await self.delete(request) }
+            try await answering { try await self.delete(request) }
         }
     }
 
-    private static func answering(_ handler: () async throws -> RelayResponse?) async throws -> RelayResponse? {
+    private func answering(_ handler: () async throws -> RelayResponse?) async throws -> RelayResponse? {
         do {
             return try await handler()
         } catch let error as DeviceAPIError {
             return try error.response()
+        } catch let error as StoreUnavailable {
+            metrics.add(.unavailable)
+            return try DeviceAPIError.unavailable(error).response()
         }
     }
 
@@ -132,8 +135,11 @@ struct DeviceRoutes: Sendable {
                 if messages.isEmpty { return next() }
                 finish(messages)
             } catch {
-                logger.warning("long-poll ended empty: reading the device's messages failed: \(error)",
-                                       metadata: ["device_id": "\(ticket.deviceID)"])
+                // An outage is logged once by the store, not by each poll it ends.
+                if !(error is StoreUnavailable) {
+                    logger.warning("long-poll ended empty: reading the device's messages failed: \(error)",
+                                   metadata: ["device_id": "\(ticket.deviceID)"])
+                }
                 finish([])
             }
         }

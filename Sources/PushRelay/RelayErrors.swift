@@ -11,12 +11,16 @@ struct DeviceAPIError: Error, Equatable {
     static func notFound(_ message: String) -> Self { .init(status: .notFound, code: "not_found", message: message) }
     static func unauthorized(_ message: String) -> Self { .init(status: .unauthorized, code: "unauthorized", message: message) }
     static func invalidArgument(_ message: String) -> Self { .init(status: .badRequest, code: "invalid_argument", message: message) }
+    static func unavailable(_ error: StoreUnavailable) -> Self {
+        .init(status: .serviceUnavailable, code: "unavailable",
+              message: "the relay's database is not answering; nothing was changed or acknowledged, retry in \(StoreUnavailable.retryAfterSeconds) s")
+    }
     static func cursorAhead(_ error: CursorAheadError) -> Self {
         .init(status: .conflict, code: "cursor_ahead", message: "after=\(error.after) is beyond the last message this relay delivered to the device (seq \(error.lastDelivered)): the relay's state is older than the device's (restored from a backup?), so nothing was acknowledged. Poll again with after=0: every message still queued is delivered, and the device recognizes what it already has")
     }
 
     func response() throws -> RelayResponse {
-        try jsonResponse(status, ["error": ["code": code, "message": message]])
+        try jsonResponse(status, ["error": ["code": code, "message": message]]).retryable(status == .serviceUnavailable)
     }
 }
 
@@ -41,6 +45,13 @@ struct FCMError: Error, Equatable {
     static func quotaExceeded(_ message: String) -> Self {
         .init(httpStatus: 429, status: "RESOURCE_EXHAUSTED", message: message, errorCode: "QUOTA_EXCEEDED")
     }
+
+    /// FCM's retryable server error: the sender's library backs off and sends again (firebase-admin honours
+    /// `Retry-After`). The message may have been stored anyway, so a retry can repeat it.
+    static let unavailable = Self(
+        httpStatus: 503, status: "UNAVAILABLE",
+        message: "The relay's database is not answering, so the message may not have been stored. Retry in \(StoreUnavailable.retryAfterSeconds) s.",
+        errorCode: "UNAVAILABLE")
 
     static func unauthenticated(_ message: String) -> Self {
         .init(httpStatus: 401, status: "UNAUTHENTICATED", message: message, errorCode: nil)
@@ -71,7 +82,8 @@ struct FCMError: Error, Equatable {
         try jsonResponse(
             HTTPResponse.Status(code: httpStatus),
             Body(error: .init(code: httpStatus, message: message, status: status,
-                              details: errorCode.map { [.init(errorCode: $0)] })))
+                              details: errorCode.map { [.init(errorCode: $0)] }))
+        ).retryable(httpStatus == 503)
     }
 }
 
@@ -87,9 +99,25 @@ struct OAuthError: Error, Equatable {
     static func unsupportedGrantType(_ description: String) -> Self {
         .init(error: "unsupported_grant_type", description: description)
     }
+    /// RFC 6749 §4.1.2.1's code for a server that cannot answer now, with 503 as Google's endpoint uses it.
+    static let temporarilyUnavailable = Self(
+        error: "temporarily_unavailable",
+        description: "the relay's database is not answering; retry in \(StoreUnavailable.retryAfterSeconds) s")
 
     func response() throws -> RelayResponse {
-        try jsonResponse(.badRequest, ["error": error, "error_description": description])
+        let unavailable = self == .temporarilyUnavailable
+        return try jsonResponse(unavailable ? .serviceUnavailable : .badRequest, ["error": error, "error_description": description])
+            .retryable(unavailable)
+    }
+}
+
+extension RelayResponse {
+    /// A 503 says when to come back (RFC 9110 §10.2.3), which FCM's and Google's client libraries honour.
+    func retryable(_ unavailable: Bool) -> RelayResponse {
+        guard unavailable else { return self }
+        var response = self
+        response.headers[.retryAfter] = String(StoreUnavailable.retryAfterSeconds)
+        return response
     }
 }
 

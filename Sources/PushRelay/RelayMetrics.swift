@@ -4,7 +4,7 @@ import Synchronization
 /// which Prometheus handles as a counter reset.
 final class RelayMetrics: Sendable {
     enum Counter: CaseIterable {
-        case sent, delivered, expired, collapsed, accessTokensIssued
+        case sent, delivered, expired, collapsed, accessTokensIssued, unavailable
 
         var name: String {
             switch self {
@@ -13,6 +13,7 @@ final class RelayMetrics: Sendable {
             case .expired: "pushrelay_messages_expired_total"
             case .collapsed: "pushrelay_messages_collapsed_total"
             case .accessTokensIssued: "pushrelay_access_tokens_issued_total"
+            case .unavailable: "pushrelay_requests_unavailable_total"
             }
         }
 
@@ -23,6 +24,7 @@ final class RelayMetrics: Sendable {
             case .expired: "Messages dropped undelivered because their TTL passed."
             case .collapsed: "Undelivered messages replaced by a newer one with the same collapse key."
             case .accessTokensIssued: "Access tokens issued to service accounts by POST /token."
+            case .unavailable: "Requests answered 503 because the database did not answer in time or was unreachable."
             }
         }
     }
@@ -34,11 +36,12 @@ final class RelayMetrics: Sendable {
         counts.withLock { $0[counter, default: 0] += amount }
     }
 
-    func render(devices: Int, pollsWaiting: Int) -> String {
+    /// - Parameter devices: nil when the database could not count them; the gauge is left out then.
+    func render(devices: Int?, pollsWaiting: Int) -> String {
         let counts = self.counts.withLock { $0 }
         let counters = Counter.allCases.map { (name: $0.name, type: "counter", help: $0.help, value: counts[$0, default: 0]) }
-        let gauges = [
-            (name: "pushrelay_devices", type: "gauge", help: "Registered devices.", value: devices),
+        let deviceGauge = devices.map { (name: "pushrelay_devices", type: "gauge", help: "Registered devices.", value: $0) }
+        let gauges = [deviceGauge].compactMap { $0 } + [
             (name: "pushrelay_polls_waiting", type: "gauge", help: "Long-polls currently waiting for a message.", value: pollsWaiting),
         ]
         return (counters + gauges).map { "# HELP \($0.name) \($0.help)\n# TYPE \($0.name) \($0.type)\n\($0.name) \($0.value)\n" }.joined()

@@ -28,6 +28,9 @@ struct SendRoutes: Sendable {
                 return try await self.send(request)
             } catch let error as FCMError {
                 return try error.response()
+            } catch is StoreUnavailable {
+                self.metrics.add(.unavailable)
+                return try FCMError.unavailable.response()
             }
         }
     }

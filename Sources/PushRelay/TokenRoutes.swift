@@ -23,6 +23,9 @@ struct TokenRoutes: Sendable {
             } catch let error as OAuthError {
                 request.logger.notice("token request refused", metadata: ["error": "\(error.error)", "reason": "\(error.description)"])
                 return try error.response()
+            } catch is StoreUnavailable {
+                self.metrics.add(.unavailable)
+                return try OAuthError.temporarilyUnavailable.response()
             }
         }
     }

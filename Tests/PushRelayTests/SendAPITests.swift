@@ -57,6 +57,29 @@ struct SendAPITests {
         }
     }
 
+    /// The bound counts live messages exactly, whatever the relay's own count of a device's rows says: expired
+    /// messages (swept or not) leave room, and acknowledged ones free theirs.
+    @Test(arguments: TestBackend.available) func theQueueBoundCountsOnlyLiveMessages(backend: TestBackend) async throws {
+        try await withRelay(on: backend, maximumQueuedPerDevice: 3) { relay in
+            let device = try await relay.register()
+            for n in 1...3 {
+                #expect(try await relay.send(to: device, ["data": ["n": "short\(n)"], "android": ["ttl": "0.2s"]]).status == 200)
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            for n in 1...3 {
+                #expect(try await relay.send(to: device, ["data": ["n": "\(n)"]]).status == 200, "expired messages leave room")
+            }
+            #expect(try await relay.send(to: device, ["data": ["n": "4"]]).status == 429, "three live messages fill the queue")
+            let delivered = try await relay.poll(device).messages
+            #expect(delivered.map { $0.data["n"] } == ["1", "2", "3"])
+            _ = try await relay.poll(device, query: "after=\(try #require(delivered.last).seq)")
+            for n in 5...7 {
+                #expect(try await relay.send(to: device, ["data": ["n": "\(n)"]]).status == 200, "acknowledged messages free their room")
+            }
+            #expect(try await relay.send(to: device, ["data": ["n": "8"]]).status == 429)
+        }
+    }
+
     @Test func payloadIsLimitedTo4096Bytes() async throws {
         try await withRelay { relay in
             let device = try await relay.register()

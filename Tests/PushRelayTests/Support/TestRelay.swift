@@ -77,7 +77,7 @@ final class TestRelay: Sendable {
     }
 
     func http(_ method: String, _ path: String, bearer: String? = nil, json: Any? = nil, rawBody: Data? = nil,
-              headers: [(name: String, value: String)] = []) async throws -> HTTPResponse {
+              headers: [(name: String, value: String)] = [], timeout: Duration = .seconds(30)) async throws -> HTTPResponse {
         var headers = headers
         if let bearer { headers.append((name: "Authorization", value: "Bearer \(bearer)")) }
         var body = rawBody
@@ -85,7 +85,8 @@ final class TestRelay: Sendable {
             body = try JSONSerialization.data(withJSONObject: json)
             headers.append((name: "Content-Type", value: "application/json"))
         }
-        return try await CurlHTTPClient.shared.send(HTTPRequest(method: method, url: baseURL + path, headers: headers, body: body))
+        return try await CurlHTTPClient.shared.send(
+            HTTPRequest(method: method, url: baseURL + path, headers: headers, body: body, timeout: timeout))
     }
 
     func register(name: String = "test", registrationKey: String? = nil) async throws -> TestDevice {

@@ -21,6 +21,7 @@ final class PostgresRelayStore: RelayStorage {
     /// The pool runs from `open` until `close`.
     private let pool: Task<Void, Never>
     private let devices = DeviceCache()
+    private let outageLog: OutageLog
     private let announcer: WakeAnnouncer
 
     /// Connects (a failure says where to and what to check), migrates the schema, and starts the connection pool.
@@ -43,6 +44,7 @@ final class PostgresRelayStore: RelayStorage {
         self.settings = settings
         self.maximumQueuedPerDevice = maximumQueuedPerDevice
         self.logger = logger
+        outageLog = OutageLog(logger: logger)
         let client = PostgresClient(configuration: settings.clientConfiguration(), backgroundLogger: logger)
         self.client = client
         announcer = WakeAnnouncer { deviceIDs in
@@ -57,24 +59,65 @@ final class PostgresRelayStore: RelayStorage {
         pool.cancel()
     }
 
-    func transaction<Result: Sendable>(_ body: (PostgresConnection) async throws -> Result) async throws -> Result {
+    /// Every request's database work goes through here: it ends within `StoreDeadline.operation` whatever the
+    /// database does, and a failure says what the relay was doing and what PostgreSQL said. A failure a retry may
+    /// cure is `StoreUnavailable` (503 and Retry-After), any other PostgreSQL error `StoreFailure` (500); the relay's
+    /// own outcomes (a full queue, a cursor ahead) come out as themselves.
+    func guarded<Result: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
         do {
-            return try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+            let result = try await StoreDeadline.run(body)
+            outageLog.succeeded()
+            return result
+        } catch is StoreDeadline.Passed {
+            throw unavailable(StoreUnavailable(
+                operation: operation,
+                reason: "PostgreSQL at \(settings.endpoint) did not answer within \(StoreDeadline.operation.components.seconds) s"))
         } catch {
-            throw PostgresSchema.unwrapped(error)
+            let error = PostgresSchema.unwrapped(error)
+            guard let failure = error as? PSQLError else { throw error }
+            if failure.serverInfo?[.sqlState] == PostgresSchema.queueFullState {
+                throw DeviceQueueFull(limit: maximumQueuedPerDevice)
+            }
+            let reason = "PostgreSQL at \(settings.endpoint): \(PostgresErrorText(failure).text)"
+            if failure.isTransient { throw unavailable(StoreUnavailable(operation: operation, reason: reason)) }
+            throw StoreFailure(operation: operation, reason: reason)
+        }
+    }
+
+    private func unavailable(_ error: StoreUnavailable) -> StoreUnavailable {
+        outageLog.failed(error)
+        return error
+    }
+
+    func transaction<Result: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection) async throws -> Result
+    ) async throws -> Result {
+        try await guarded(operation) { [client, logger] in
+            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
         }
     }
 
     /// A statement outside a transaction, its rows read.
     @discardableResult
-    func rows(_ query: PostgresQuery) async throws -> [PostgresRow] {
-        try await client.query(query, logger: logger).collect()
+    func rows(_ operation: String, _ query: PostgresQuery) async throws -> [PostgresRow] {
+        try await guarded(operation) { [client, logger] in try await client.query(query, logger: logger).collect() }
+    }
+
+    /// A prepared statement, outside a transaction: parsed and planned once per connection.
+    func rows<Statement: PostgresPreparedStatement>(
+        _ operation: String, _ statement: Statement
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        try await guarded(operation) { [client, logger] in
+            var rows: [Statement.Row] = []
+            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
+            return rows
+        }
     }
 
     func registerDevice(name: String, platform: String) async throws -> DeviceRegistration {
         let registration = DeviceRegistration(
             deviceID: Identifiers.deviceID(), token: Identifiers.pushToken(), secret: Identifiers.deviceSecret())
-        try await rows("""
+        try await rows("registering a device", """
             INSERT INTO device (id, token, secret_hash, name, platform, created_at)
             VALUES (\(registration.deviceID), \(registration.token), \(Data(secretDigest(registration.secret))), \(name),
                     \(platform), \(nowMilliseconds()))
@@ -84,7 +127,7 @@ final class PostgresRelayStore: RelayStorage {
 
     func device(id: String) async throws -> StoredDevice? {
         if let cached = devices.device(id: id) { return cached }
-        let digest = try await rows("SELECT secret_hash FROM device WHERE id = \(id)").first?.decode(Data.self)
+        let digest = try await rows("looking up device \(id)", "SELECT secret_hash FROM device WHERE id = \(id)").first?.decode(Data.self)
         guard let digest else { return nil }
         let device = StoredDevice(id: id, secretDigest: [UInt8](digest))
         devices.remember(device)
@@ -93,7 +136,7 @@ final class PostgresRelayStore: RelayStorage {
 
     func deviceID(forToken token: String) async throws -> String? {
         if let cached = devices.deviceID(token: token) { return cached }
-        let id = try await rows("SELECT id FROM device WHERE token = \(token)").first?.decode(String.self)
+        let id = try await rows("looking up a push token", "SELECT id FROM device WHERE token = \(token)").first?.decode(String.self)
         if let id { devices.remember(token: token, deviceID: id) }
         return id
     }
@@ -102,112 +145,60 @@ final class PostgresRelayStore: RelayStorage {
     /// (it reads again and finds the device gone).
     func deleteDevice(id: String) async throws -> Bool {
         devices.forget(deviceID: id)
-        let deleted = try await rows("DELETE FROM device WHERE id = \(id) RETURNING 1").count > 0
+        let deleted = try await rows("deleting device \(id)", "DELETE FROM device WHERE id = \(id) RETURNING 1").count > 0
         if deleted { wake(deviceID: id) }
         return deleted
     }
 
     func deviceCount() async throws -> Int {
-        try await rows("SELECT count(*) FROM device").first?.decode(Int.self) ?? 0
+        try await rows("counting devices", "SELECT count(*) FROM device").first?.decode(Int.self) ?? 0
     }
 
-    /// One statement, committed on its own (`pushrelay_enqueue` in PostgresSchema). It takes the device's row lock
-    /// first and holds it until it commits, so the next send to the device waits and seqs commit in order.
+    /// One prepared statement, committed on its own (`pushrelay_enqueue` in PostgresSchema). It takes the device's
+    /// row lock first and holds it until it commits, so the next send to the device waits and seqs commit in order.
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
         let (data, notification) = outgoing.encodedPayload()
-        let messageID = Identifiers.messageID(), expiresAt = now + outgoing.ttlMilliseconds
-        let row: PostgresRow?
-        do {
-            row = try await rows("""
-                SELECT seq, collapsed FROM pushrelay_enqueue(\(deviceID), \(messageID), \(data), \(notification),
-                    \(outgoing.priority.rawValue), \(outgoing.collapseKey), \(now), \(expiresAt), \(maximumQueuedPerDevice))
-                """).first
-        } catch let error as PSQLError where error.serverInfo?[.sqlState] == PostgresSchema.queueFullState {
-            throw DeviceQueueFull(limit: maximumQueuedPerDevice)
-        }
-        guard let (seq, collapsed) = try row?.decode((Int64, Int).self) else {
+        let statement = PostgresStatements.Enqueue(
+            deviceID: deviceID, messageID: Identifiers.messageID(), data: data, notification: notification,
+            priority: outgoing.priority.rawValue, collapseKey: outgoing.collapseKey, now: now,
+            expiresAt: now + outgoing.ttlMilliseconds, limit: Int64(maximumQueuedPerDevice))
+        guard let (seq, collapsed) = try await rows("storing a message for device \(deviceID)", statement).first else {
             devices.forget(deviceID: deviceID)
             return nil
         }
         wake(deviceID: deviceID)
         let message = RelayMessage(
-            seq: seq, id: messageID, data: outgoing.data, notification: outgoing.notification, priority: outgoing.priority,
-            sentAt: now, expiresAt: expiresAt)
+            seq: seq, id: statement.messageID, data: outgoing.data, notification: outgoing.notification,
+            priority: outgoing.priority, sentAt: now, expiresAt: statement.expiresAt)
         return EnqueueResult(message: message, collapsed: collapsed)
     }
 
-    /// Every writer locks the device's row before its messages (a send by its `last_seq` update, an acknowledging
-    /// poll here), so two of them never wait for each other crosswise. A poll with nothing to acknowledge takes no
-    /// lock: the device's sends commit in seq order under theirs, so the rows it reads are a prefix of the queue, and
-    /// `delivered_seq` only grows (`GREATEST`: two polls of one device may run on two instances). Such a poll
-    /// usually writes nothing, so its commit waits for no disk.
+    /// One prepared statement (`pushrelay_poll`): a poll with nothing to acknowledge or deliver reads and writes
+    /// nothing else, so its commit waits for no disk.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult? {
-        let result = try await transaction { connection -> PollResult? in
-            guard let device = try await connection.query("""
-                SELECT delivered_seq, EXISTS (SELECT 1 FROM message WHERE device_id = \(deviceID) AND seq <= \(after))
-                FROM device WHERE id = \(deviceID)
-                """, logger: logger).collect().first?.decode((Int64, Bool).self) else { return nil }
-            let (delivered, acknowledges) = device
-            guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
-            var acknowledged = 0
-            if acknowledges {
-                try await connection.query("SELECT 1 FROM device WHERE id = \(deviceID) FOR UPDATE", logger: logger).collect()
-                acknowledged = try await connection.count(
-                    "DELETE FROM message WHERE device_id = \(deviceID) AND seq <= \(after) RETURNING 1", logger: logger)
-            }
-            let messages = try await Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, connection, logger)
-            try await Self.markDelivered(messages, above: delivered, deviceID: deviceID, connection, logger)
-            return PollResult(messages: messages, acknowledged: acknowledged)
+        let statement = PostgresStatements.Poll(deviceID: deviceID, after: after, limit: Int32(limit), now: now, acknowledge: true)
+        guard let reply = try await read(statement) else {
+            devices.forget(deviceID: deviceID)
+            return nil
         }
-        if result == nil { devices.forget(deviceID: deviceID) }
-        return result
+        guard after <= reply.delivered else { throw CursorAheadError(after: after, lastDelivered: reply.delivered) }
+        return PollResult(messages: reply.messages, acknowledged: reply.acknowledged)
     }
 
     func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]? {
-        try await transaction { connection -> [RelayMessage]? in
-            let messages = try await Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, connection, logger)
-            if messages.isEmpty {
-                let exists = try await connection.query("SELECT 1 FROM device WHERE id = \(deviceID)", logger: logger)
-                    .collect().isEmpty == false
-                return exists ? [] : nil
-            }
-            try await Self.markDelivered(messages, above: after, deviceID: deviceID, connection, logger)
-            return messages
-        }
+        let statement = PostgresStatements.Poll(deviceID: deviceID, after: after, limit: Int32(limit), now: now, acknowledge: false)
+        return try await read(statement)?.messages
     }
 
-    private static func liveMessages(
-        deviceID: String, after: Int64, limit: Int, now: Int64, _ connection: PostgresConnection, _ logger: Logger
-    ) async throws -> [RelayMessage] {
-        let rows = try await connection.query("""
-            SELECT seq, message_id, data, notification, priority, sent_at, expires_at FROM message
-            WHERE device_id = \(deviceID) AND seq > \(after) AND expires_at > \(now) ORDER BY seq LIMIT \(limit)
-            """, logger: logger).collect()
-        let decoder = JSONDecoder()
-        return try rows.map { row in
-            let (seq, id, data, notification, priority, sentAt, expiresAt) =
-                try row.decode((Int64, String, String, String?, String, Int64, Int64).self)
-            return try RelayMessage(
-                seq: seq, id: id, data: data, notification: notification, priority: priority, sentAt: sentAt,
-                expiresAt: expiresAt, decoder: decoder)
-        }
-    }
-
-    /// Never lowers the mark: a woken poll's mark may land after a later poll's.
-    private static func markDelivered(
-        _ messages: [RelayMessage], above delivered: Int64, deviceID: String, _ connection: PostgresConnection,
-        _ logger: Logger
-    ) async throws {
-        guard let last = messages.last?.seq, last > delivered else { return }
-        try await connection.query(
-            "UPDATE device SET delivered_seq = GREATEST(delivered_seq, \(last)) WHERE id = \(deviceID)", logger: logger
-        ).collect()
+    private func read(_ statement: PostgresStatements.Poll) async throws -> PostgresStatements.Poll.Reply? {
+        let rows = try await rows("reading the messages of device \(statement.deviceID)", statement)
+        return try PostgresStatements.Poll.Reply(rows)
     }
 
     /// Drops messages whose TTL passed (polls skip them anyway) and returns how many. Every instance sweeps; rows a
     /// send or poll holds are left for the next sweep, so the sweep never waits for one, nor it for the sweep.
     func deleteExpiredMessages(now: Int64) async throws -> Int {
-        try await rows("""
+        try await rows("sweeping expired messages", """
             DELETE FROM message WHERE (device_id, seq) IN
                 (SELECT device_id, seq FROM message WHERE expires_at <= \(now) FOR UPDATE SKIP LOCKED)
             RETURNING 1
@@ -229,17 +220,5 @@ final class PostgresRelayStore: RelayStorage {
         } catch {
             logger.warning("\(PostgresFailure(settings: settings, doing: "announcing changes to \(deviceIDs.count) device(s) to the other instances", error: error))")
         }
-    }
-}
-
-/// A database operation failed outside a request (migrating, sweeping): says what, where, and why.
-struct PostgresFailure: Error, CustomStringConvertible {
-    var settings: PostgresSettings
-    var doing: String
-    var error: any Error
-
-    var description: String {
-        let reason = PostgresErrorText(error).text
-        return "PostgreSQL at \(settings.endpoint) (database \(settings.database)): \(doing) failed: \(reason)"
     }
 }

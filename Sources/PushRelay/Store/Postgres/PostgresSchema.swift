@@ -77,6 +77,91 @@ enum PostgresSchema {
             END $$
             """,
         ],
+        [
+            // queued: the device's message rows, kept under its row lock by every send and acknowledgement, so a
+            // send's bound check costs O(1) instead of a count over its queue. The sweep of expired rows leaves it
+            // alone (it takes no device lock), so it may only be too high: at the bound the live messages are
+            // counted, exactly as before, and the counter set right. (An instance of schema 1 still running during an
+            // upgrade acknowledges without decrementing: too high again, set right the same way.)
+            "ALTER TABLE device ADD COLUMN queued bigint NOT NULL DEFAULT 0",
+            "UPDATE device SET queued = (SELECT count(*) FROM message WHERE message.device_id = device.id)",
+            """
+            CREATE OR REPLACE FUNCTION pushrelay_enqueue(
+                p_device text, p_message_id text, p_data text, p_notification text, p_priority text,
+                p_collapse_key text, p_now bigint, p_expires_at bigint, p_limit bigint,
+                OUT seq bigint, OUT collapsed integer) RETURNS SETOF record LANGUAGE plpgsql AS $$
+            DECLARE
+                v_queued bigint;
+                v_live bigint;
+            BEGIN
+                UPDATE device SET last_seq = last_seq + 1, queued = queued + 1 WHERE id = p_device
+                    RETURNING last_seq, queued INTO seq, v_queued;
+                IF NOT FOUND THEN RETURN; END IF;
+                collapsed := 0;
+                IF p_collapse_key IS NOT NULL THEN
+                    DELETE FROM message WHERE device_id = p_device AND collapse_key = p_collapse_key;
+                    GET DIAGNOSTICS collapsed = ROW_COUNT;
+                    IF collapsed > 0 THEN
+                        v_queued := v_queued - collapsed;
+                        UPDATE device SET queued = v_queued WHERE id = p_device;
+                    END IF;
+                END IF;
+                -- v_queued counts this message: the others number v_queued - 1, and only past the bound can the
+                -- live ones among them reach it.
+                IF v_queued > p_limit THEN
+                    SELECT count(*), count(*) FILTER (WHERE expires_at > p_now) INTO v_queued, v_live
+                        FROM message WHERE device_id = p_device;
+                    IF v_live >= p_limit THEN
+                        RAISE EXCEPTION 'queue of device % is full', p_device USING ERRCODE = '\(unescaped: queueFullState)';
+                    END IF;
+                    UPDATE device SET queued = v_queued + 1 WHERE id = p_device;
+                END IF;
+                INSERT INTO message (device_id, seq, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
+                VALUES (p_device, seq, p_message_id, p_data, p_notification, p_priority, p_collapse_key, p_now, p_expires_at);
+                RETURN NEXT;
+            END $$
+            """,
+            // A poll in one round trip and one statement (`PostgresStatements.Poll`). Every writer locks the device's
+            // row before its messages (a send by its `last_seq` update, an acknowledging poll here), so two of them
+            // never wait for each other crosswise. A poll with nothing to acknowledge takes no lock: the device's
+            // sends commit in seq order under theirs, so the rows it reads are a prefix of the queue, and
+            // `delivered_seq` only grows (`GREATEST`: two polls of one device may run on two instances). A cursor
+            // beyond `delivered_seq` acknowledges nothing: the caller sees `delivered` below its `after`.
+            """
+            CREATE FUNCTION pushrelay_poll(
+                p_device text, p_after bigint, p_limit integer, p_now bigint, p_acknowledge boolean,
+                OUT acknowledged integer, OUT delivered bigint, OUT seq bigint, OUT message_id text, OUT data text,
+                OUT notification text, OUT priority text, OUT sent_at bigint, OUT expires_at bigint)
+                RETURNS SETOF record LANGUAGE plpgsql AS $$
+            DECLARE
+                v_last bigint;
+            BEGIN
+                acknowledged := 0;
+                SELECT d.delivered_seq INTO delivered FROM device d WHERE d.id = p_device;
+                IF NOT FOUND THEN RETURN; END IF;
+                IF p_after > delivered THEN RETURN NEXT; RETURN; END IF;
+                IF p_acknowledge AND EXISTS (SELECT 1 FROM message m WHERE m.device_id = p_device AND m.seq <= p_after) THEN
+                    PERFORM 1 FROM device d WHERE d.id = p_device FOR UPDATE;
+                    DELETE FROM message m WHERE m.device_id = p_device AND m.seq <= p_after;
+                    GET DIAGNOSTICS acknowledged = ROW_COUNT;
+                    UPDATE device d SET queued = d.queued - acknowledged WHERE d.id = p_device;
+                END IF;
+                FOR seq, message_id, data, notification, priority, sent_at, expires_at IN
+                    SELECT m.seq, m.message_id, m.data, m.notification, m.priority, m.sent_at, m.expires_at
+                    FROM message m WHERE m.device_id = p_device AND m.seq > p_after AND m.expires_at > p_now
+                    ORDER BY m.seq LIMIT p_limit
+                LOOP
+                    v_last := seq;
+                    RETURN NEXT;
+                END LOOP;
+                IF v_last IS NULL THEN
+                    RETURN NEXT;
+                ELSIF v_last > delivered THEN
+                    UPDATE device d SET delivered_seq = GREATEST(d.delivered_seq, v_last) WHERE d.id = p_device;
+                END IF;
+            END $$
+            """,
+        ],
     ]
 
     /// The SQLSTATE `pushrelay_enqueue` raises for a full queue (class PR: ours, unused by PostgreSQL).

@@ -20,6 +20,11 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
     public var tls: TLSMode
     public var rootCertificateFile: String?
     public var password: String?
+    /// The most connections this instance's pool opens (`pool_max_conns`, as pgx names it); the wake-up listener
+    /// takes one more. PostgreSQL's default `max_connections` of 100, less its 3 reserved for superusers, fits 8
+    /// instances: 8 × (10 + 1) = 88 (docs/relay.md has the formula).
+    public var poolSize = Self.defaultPoolSize
+    public static let defaultPoolSize = 10
 
     init(parsing text: String, origin: String) throws(RelayConfigError) {
         let usage = "expected postgres://USER@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require|verify-full], or sqlite:DIR"
@@ -49,8 +54,13 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
                 rootCertificateFile = value
             case "host" where value.hasPrefix("/"):
                 socketDirectory = value
+            case "pool_max_conns":
+                guard let size = Int(value), (1...1000).contains(size) else {
+                    throw RelayConfigError("\(origin): pool_max_conns must be a number of connections in 1...1000, got \"\(value)\"")
+                }
+                poolSize = size
             default:
-                throw RelayConfigError("\(origin): unknown URL parameter `\(item.name)` (known: sslmode, sslrootcert, host=/socket/dir)")
+                throw RelayConfigError("\(origin): unknown URL parameter `\(item.name)` (known: sslmode, sslrootcert, host=/socket/dir, pool_max_conns)")
             }
         }
         guard !host.isEmpty || socketDirectory != nil else { throw RelayConfigError("\(origin): the URL names no host; \(usage)") }
@@ -62,6 +72,7 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
         if let socketDirectory { parameters.append("host=\(socketDirectory)") }
         if tls != .prefer { parameters.append("sslmode=\(tls.rawValue)") }
         if let rootCertificateFile { parameters.append("sslrootcert=\(rootCertificateFile)") }
+        if poolSize != Self.defaultPoolSize { parameters.append("pool_max_conns=\(poolSize)") }
         let hostPort = socketDirectory == nil ? "\(host.contains(":") ? "[\(host)]" : host):\(port)" : ""
         return "postgres://\(user)@\(hostPort)/\(database)" + (parameters.isEmpty ? "" : "?" + parameters.joined(separator: "&"))
     }
@@ -78,17 +89,25 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
         return configuration
     }
 
-    /// The connection pool's configuration.
+    /// The connection pool's configuration. Its sessions plan every statement generically, once: the relay's are
+    /// key lookups whose best plan does not depend on the values, and PostgreSQL's default re-plans a PL/pgSQL
+    /// function's statements on each call for as long as custom plans look cheaper (a fifth of the database's CPU
+    /// on a send, measured under load).
     func clientConfiguration() -> PostgresClient.Configuration {
+        var configuration: PostgresClient.Configuration
         if let socketDirectory {
-            return .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+            configuration = .init(unixSocketPath: "\(socketDirectory)/.s.PGSQL.\(port)", username: user, password: password, database: database)
+        } else {
+            let tls: PostgresClient.Configuration.TLS = switch self.tls {
+            case .disable: .disable
+            case .prefer: .prefer(tlsConfiguration())
+            case .require, .verifyFull: .require(tlsConfiguration())
+            }
+            configuration = .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
         }
-        let tls: PostgresClient.Configuration.TLS = switch self.tls {
-        case .disable: .disable
-        case .prefer: .prefer(tlsConfiguration())
-        case .require, .verifyFull: .require(tlsConfiguration())
-        }
-        return .init(host: host, port: port, username: user, password: password, database: database, tls: tls)
+        configuration.options.maximumConnections = poolSize
+        configuration.options.additionalStartupParameters = [("plan_cache_mode", "force_generic_plan")]
+        return configuration
     }
 
     /// Opens one connection outside the pool (migrations, LISTEN); a failure says what to check.
@@ -136,26 +155,5 @@ struct PostgresUnavailable: Error, CustomStringConvertible {
                 : "check that the server runs and listens there (listen_addresses, port) and that no firewall is in between"
         }
         return "cannot connect to \(target): \(reason); \(check)"
-    }
-}
-
-/// PSQLError's own description hides everything (it may hold query parameters); this shows the server's message or
-/// the connection error, never the query or its parameters.
-struct PostgresErrorText {
-    let text: String
-
-    /// Any error from postgres-nio; one that is not a PSQLError as itself.
-    init(_ error: any Error) {
-        guard let error = error as? PSQLError else {
-            text = "\(error)"
-            return
-        }
-        if let message = error.serverInfo?[.message] {
-            text = "\(message) (SQLSTATE \(error.serverInfo?[.sqlState] ?? "?"))"
-        } else if let underlying = error.underlying {
-            text = "\(error.code): \(underlying)"
-        } else {
-            text = "\(error.code)"
-        }
     }
 }

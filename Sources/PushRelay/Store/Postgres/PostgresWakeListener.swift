@@ -77,8 +77,10 @@ struct PostgresRelayService: Service {
                 onExpired(try await store.deleteExpiredMessages(now: nowMilliseconds()))
             } catch where Task.isCancelled {
                 return
+            } catch is StoreUnavailable {
+                // The store's outage log has said so, once.
             } catch {
-                logger.warning("\(PostgresFailure(settings: store.settings, doing: "deleting expired messages", error: error))")
+                logger.warning("\(error)")
             }
         }
     }
