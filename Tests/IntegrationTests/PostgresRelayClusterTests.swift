@@ -1,4 +1,5 @@
 import ClusterHarness
+import CurlHTTP
 import ControlWire
 import Foundation
 import Synchronization
@@ -31,6 +32,34 @@ struct PostgresRelayClusterTests {
             throw error
         }
         await stopAll()
+    }
+
+    /// Issue 24: a database error a retry will not cure is a 500 whose log line says what the relay was doing and
+    /// what PostgreSQL said (postgres-nio's own description is a redacted "Generic description"), never a value.
+    @Test func aDatabaseErrorIsLoggedWithItsSQLStateAndStatement() async throws {
+        let postgres = try await PostgresServer()
+        let relays = try await RelayInstances(count: 1, postgres: postgres)
+        do {
+            let registration = try await CurlHTTPClient.shared.send(HTTPRequest(method: "POST", url: relays.urls[0] + "/v1/devices"))
+            let token = try #require(try JSONDecoder().decode([String: String].self, from: registration.body)["token"])
+            try await postgres.sql("ALTER TABLE message ADD CONSTRAINT data_is_short CHECK (length(data) < 20)", database: "pushrelay")
+            let sender = RelaySender(baseURL: relays.urls[0], project: Cluster.project, key: Cluster.senderKey)
+            let refused = try await sender.post(token: token, data: ["value": "not-for-the-log-0123456789"])
+            #expect(refused.status == 500)
+            let output = relays.output(0)
+            let line = try #require(output.split(separator: "\n").first { $0.contains("messages:send failed") }, "\(output)")
+            #expect(line.contains("storing a message for device"))
+            #expect(line.contains("violates check constraint \"data_is_short\" (SQLSTATE 23514)"))
+            #expect(line.contains("PL/pgSQL function pushrelay_enqueue"))
+            #expect(line.contains("statement: SELECT seq, collapsed FROM pushrelay_enqueue($1"))
+            #expect(!output.contains("not-for-the-log"), "no parameter's value")
+        } catch {
+            await relays.stopAll()
+            await postgres.stop()
+            throw error
+        }
+        await relays.stopAll()
+        await postgres.stop()
     }
 
     /// Three senders push at once; a third of the way in, the instance holding the daemon's long-poll is killed, and

@@ -7,7 +7,8 @@ struct PostgresErrorText {
     let text: String
 
     /// Any error from postgres-nio; one that is not a PSQLError as itself.
-    init(_ error: any Error) {
+    /// - Parameter statement: the prepared statement's text (postgres-nio leaves it out of a pool's errors).
+    init(_ error: any Error, statement: String? = nil) {
         guard let error = error as? PSQLError else {
             text = "\(error)"
             return
@@ -21,7 +22,7 @@ struct PostgresErrorText {
             text = "\(error.code)"
         }
         if let context = error.serverInfo?[.locationContext] { text += ", in \(Self.oneLine(context))" }
-        if let statement = error.query?.sql { text += "; statement: \(Self.oneLine(statement))" }
+        if let statement = error.query?.sql ?? statement { text += "; statement: \(Self.oneLine(statement))" }
         self.text = text
     }
 

@@ -63,7 +63,9 @@ final class PostgresRelayStore: RelayStorage {
     /// database does, and a failure says what the relay was doing and what PostgreSQL said. A failure a retry may
     /// cure is `StoreUnavailable` (503 and Retry-After), any other PostgreSQL error `StoreFailure` (500); the relay's
     /// own outcomes (a full queue, a cursor ahead) come out as themselves.
-    func guarded<Result: Sendable>(_ operation: String, _ body: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    func guarded<Result: Sendable>(
+        _ operation: String, statement: String? = nil, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
         do {
             let result = try await StoreDeadline.run(body)
             outageLog.succeeded()
@@ -78,7 +80,7 @@ final class PostgresRelayStore: RelayStorage {
             if failure.serverInfo?[.sqlState] == PostgresSchema.queueFullState {
                 throw DeviceQueueFull(limit: maximumQueuedPerDevice)
             }
-            let reason = "PostgreSQL at \(settings.endpoint): \(PostgresErrorText(failure).text)"
+            let reason = "PostgreSQL at \(settings.endpoint): \(PostgresErrorText(failure, statement: statement).text)"
             if failure.isTransient { throw unavailable(StoreUnavailable(operation: operation, reason: reason)) }
             throw StoreFailure(operation: operation, reason: reason)
         }
@@ -107,7 +109,7 @@ final class PostgresRelayStore: RelayStorage {
     func rows<Statement: PostgresPreparedStatement>(
         _ operation: String, _ statement: Statement
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
-        try await guarded(operation) { [client, logger] in
+        try await guarded(operation, statement: Statement.sql) { [client, logger] in
             var rows: [Statement.Row] = []
             for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
             return rows
