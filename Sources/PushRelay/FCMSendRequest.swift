@@ -23,6 +23,10 @@ struct FCMSendRequest: Equatable, Sendable {
         guard case .object(let request)? = JSONValue.parse(body) else {
             throw .invalidArgument("Invalid JSON payload received. Expected a JSON object.")
         }
+        if let repeated = JSONDuplicateKeys.first(in: body) {
+            let location = repeated.path.isEmpty ? "" : " at '\(repeated.path)'"
+            throw .invalidArgument("Invalid JSON payload received. Duplicate name \"\(repeated.key)\"\(location): give each field or data key once.")
+        }
         let top = try fields(request, allowed: topLevelFields, at: nil)
         var validateOnly = false
         switch top["validate_only"] {

@@ -91,6 +91,29 @@ struct FCMSendRequestTests {
         #expect(throws: FCMError.self) { try parse(#"{"message": {"token": null, "data": {"k": "v"}}}"#) }
     }
 
+    /// Issue 24: a repeated data key passed with its last value while a field under its two names was refused. Every
+    /// repeated name is refused, as Google's JSON parsers refuse them, wherever it is and however it is escaped.
+    @Test(arguments: [
+        (#"{"message": {"token": "t", "data": {"a": "1", "a": "2"}}}"#, "a", "message.data"),
+        (#"{"message": {"token": "t", "data": {"a": "1", "\u0061": "2"}}}"#, "a", "message.data"),
+        (#"{"message": {"token": "t", "token": "u"}}"#, "token", "message"),
+        (#"{"message": {"token": "t"}, "message": {"token": "u"}}"#, "message", ""),
+        (#"{"message": {"token": "t", "android": {"data": {"k": "}", "k": "x"}}}}"#, "k", "message.android.data"),
+        (#"{"message": {"token": "t", "apns": {"payload": {"aps": [{"x": 1, "x": 2}]}}}}"#, "x", "message.apns.payload.aps"),
+    ])
+    func aRepeatedNameIsRefusedAndNamed(json: String, key: String, path: String) throws {
+        let error = try #require(rejection(json))
+        #expect(error.status == "INVALID_ARGUMENT")
+        let location = path.isEmpty ? "" : " at '\(path)'"
+        #expect(error.message.contains("Duplicate name \"\(key)\"\(location)"), "\(error.message)")
+    }
+
+    @Test func namesThatOnlyLookAlikeAreNotRepeats() throws {
+        let request = try parse(#"{"message": {"token": "t", "data": {"a": "a", "b": "\"a\", \"a\"", "A": "x"}, "android": {"data": {"a": "y"}}}}"#)
+        #expect(request.message.data == ["a": "y"], "android.data overrides data; the same key in two objects is no repeat")
+        #expect(try parse(#"{"message": {"token": "t", "data": {"a": "1", "b": "{\"a\": 2}"}}}"#).message.data.count == 2)
+    }
+
     @Test func camelCaseFieldNamesAndFid() throws {
         let request = try parse(#"{"validateOnly": true, "message": {"fid": "f", "android": {"collapseKey": "k"}, "fcmOptions": {}}}"#)
         #expect(request.validateOnly)

@@ -92,6 +92,28 @@ struct SendAPITests {
         }
     }
 
+    /// Issue 24: a gzipped body was refused as "Expected a JSON object", which sends its sender looking at its JSON.
+    @Test func aCompressedBodyIsRefusedNamingItsEncoding() async throws {
+        try await withRelay { relay in
+            let device = try await relay.register()
+            let body = try JSONSerialization.data(withJSONObject: ["message": ["token": device.token, "data": ["k": "v"]]])
+            let send = try await relay.http(
+                "POST", "/v1/projects/\(testProject)/messages:send", bearer: testSenderKey, rawBody: body,
+                headers: [("Content-Type", "application/json"), ("Content-Encoding", "gzip")])
+            #expect(send.status == 400)
+            #expect(try fcmErrorCode(send) == "INVALID_ARGUMENT")
+            #expect((try errorObject(send)["message"] as? String)?.contains("Content-Encoding: gzip") == true, "\(send.text)")
+            let registration = try await relay.http(
+                "POST", "/v1/devices", rawBody: Data(#"{"name": "n"}"#.utf8), headers: [("Content-Encoding", "br")])
+            #expect(registration.status == 400)
+            #expect((try errorObject(registration)["message"] as? String)?.contains("Content-Encoding: br") == true)
+            let identity = try await relay.http(
+                "POST", "/v1/projects/\(testProject)/messages:send", bearer: testSenderKey, rawBody: body,
+                headers: [("Content-Type", "application/json"), ("Content-Encoding", "identity")])
+            #expect(identity.status == 200, "identity is no coding")
+        }
+    }
+
     @Test func nonStringDataValueIsInvalidArgumentInFCMFormat() async throws {
         try await withRelay { relay in
             let device = try await relay.register()

@@ -30,8 +30,13 @@ struct RelayRequest: Sendable {
     }
 
     /// The body as `Data`, refused past `limit` bytes (the router already stopped reading there).
+    /// A body under a content coding (`Content-Encoding: gzip`) is refused with a message that names it: read as
+    /// it is, it would be refused as invalid JSON or form, which sends its sender looking in the wrong place.
     func bodyData() throws(BodyReadFailure) -> Data {
-        switch body {
+        if let coding = headers[.contentEncoding], coding.lowercased() != "identity" {
+            throw .encoded(coding)
+        }
+        return switch body {
         case .success(let buffer): Data(buffer.readableBytesView)
         case .failure(let failure): throw failure
         }
@@ -63,9 +68,13 @@ enum BodyReadFailure: Error, Equatable {
     case tooLarge(limit: Int)
     /// Ended before its Content-Length, or stopped arriving before the request deadline.
     case incomplete(reason: String)
+    /// Under a content coding the relay does not undo.
+    case encoded(String)
 
     var message: String {
         switch self {
+        case .encoded(let coding):
+            "The request body is sent with Content-Encoding: \(coding), which this relay does not accept; send it uncompressed (without Content-Encoding), as FCM's client libraries do."
         case .tooLarge(let limit): "Request payload size exceeds the limit: \(limit) bytes."
         case .incomplete(let reason): "The request body is incomplete: \(reason) before all of it arrived."
         }
