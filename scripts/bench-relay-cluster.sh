@@ -2,7 +2,10 @@
 # make bench-relay-cluster: the relay on SQLite next to the relay on PostgreSQL with one instance, and with three
 # instances behind nginx (round robin, so a send and the long-poll it wakes are mostly on different instances and
 # the wake-up crosses LISTEN/NOTIFY). Same client as bench-relay.sh: loadgen.c for delivery latency, wrk for
-# throughput. PostgreSQL is durable as the SQLite relay is (fsync, synchronous_commit on). Prints one table.
+# throughput. PostgreSQL is durable as the SQLite relay is (fsync, synchronous_commit on). Prints the machine's
+# fdatasync p50/p99, one table of the three targets with each component's CPU per message, and the terms of the
+# cluster's cost model (docs/benchmarks.md): relay CPU per send X, the wake-up each other instance pays w, database
+# CPU per send Y_s and per idle poll Y_p, and database CPU per delivered message.
 #
 # Environment: RELAY (binary, default .build/release/pushrelay), LATENCY_COUNT (2000), THROUGHPUT_SECONDS (8),
 # CONNECTIONS (64), TARGETS ("sqlite pg1 pg3"). Installs postgresql, nginx, wrk and gcc from Debian when missing,
@@ -50,14 +53,26 @@ start_relay() {
 }
 start_relay sqlite $SQLITE_PORT --state-dir "$WORK/sqlite"
 
-# The processes a target's work runs in, for its CPU per message.
+# The processes a target's work runs in, for its CPU per message; `server_pids pg1:relays` (or :postgres, :nginx)
+# names one component's.
 server_pids() {
+    local postgres="$PG_PID $(pgrep -P $PG_PID | tr '\n' ' ')" nginx=""
+    [ -s "$WORK/balancer.pid" ] && nginx="$(cat "$WORK/balancer.pid") $(pgrep -P "$(cat "$WORK/balancer.pid")" | tr '\n' ' ')"
     case $1 in
-    sqlite) echo "${RELAY_PID[sqlite]}" ;;
-    pg1) echo "${RELAY_PID[pg1]} $PG_PID $(pgrep -P $PG_PID | tr '\n' ' ')" ;;
-    pg3) echo "${RELAY_PID[pg1]} ${RELAY_PID[pg2]} ${RELAY_PID[pg3]} $PG_PID $(pgrep -P $PG_PID | tr '\n' ' ')" \
-        "$(cat "$WORK/balancer.pid") $(pgrep -P "$(cat "$WORK/balancer.pid")" | tr '\n' ' ')" ;;
+    sqlite|sqlite:relays) echo "${RELAY_PID[sqlite]}" ;;
+    pg1|pg1:relays) echo "${RELAY_PID[pg1]}" ;;&
+    pg1) echo "$postgres" ;;
+    pg3|pg3:relays) echo "${RELAY_PID[pg1]} ${RELAY_PID[pg2]} ${RELAY_PID[pg3]}" ;;&
+    pg3) echo "$postgres $nginx" ;;
+    others:relays) echo "${RELAY_PID[pg2]} ${RELAY_PID[pg3]}" ;;
+    *:postgres) echo "$postgres" ;;
+    *:nginx) echo "$nginx" ;;
     esac
+}
+
+# per_message COMPONENT BEFORE REQUESTS: CPU ms per request of `server_pids COMPONENT` since BEFORE ticks.
+per_message() {
+    awk -v t=$(($(cpu_ticks "$1") - $2)) -v n="$3" -v hz="$TICK" 'BEGIN{printf "%.3f", (n > 0 ? t*1000/hz/n : 0)}'
 }
 
 # pg1 runs alone on the database; pg3's other two instances and the balancer start after it.
@@ -83,23 +98,56 @@ prepare() {
     esac
 }
 
+requests_of_wrk() { awk '/requests in/{print $1}' "$WORK/wrk"; }
+
+# wrk_at PORT SCRIPT: wrk as measure_throughput runs it, without its accounting.
+wrk_at() {
+    TOKENS_FILE=$WORK/tokens DEVICES_FILE=$WORK/idle-devices SENDER_KEY=$SENDER_KEY \
+        wrk -t2 -c"$CONNECTIONS" -d"${THROUGHPUT_SECONDS}s" -s "$2" "http://127.0.0.1:$1" > "$WORK/wrk"
+}
+
 declare -A RESULT
 for target in $TARGETS; do
     prepare "$target"
     echo "== $target: latency ($LATENCY_COUNT messages, one at a time)" >&2
     read -r token device secret < <(register_devices "$PORT" 1)
+    before_postgres=$(cpu_ticks "$target:postgres")
     "$WORK/loadgen" latency relay 127.0.0.1 "$PORT" "$LATENCY_COUNT" $SENDER_KEY "$token" "$device" "$secret" > "$WORK/latency"
     RESULT[$target,p50]=$(percentile 50 < "$WORK/latency")
     RESULT[$target,p99]=$(percentile 99 < "$WORK/latency")
+    [ "$target" = sqlite ] || RESULT[$target,db_delivered]=$(per_message "$target:postgres" "$before_postgres" "$LATENCY_COUNT")
 
     echo "== $target: throughput ($CONNECTIONS connections, $THROUGHPUT_SECONDS s)" >&2
     register_devices "$PORT" 200 | cut -d' ' -f1 > "$WORK/tokens"
+    before_relays=$(cpu_ticks "$target:relays") before_postgres=$(cpu_ticks "$target:postgres") before_nginx=$(cpu_ticks "$target:nginx")
     measure_throughput "$target" "$PORT" "$ROOT/scripts/bench-relay/send-relay.lua"
+    RESULT[$target,cpu_relays]=$(per_message "$target:relays" "$before_relays" "$(requests_of_wrk)")
+    [ "$target" = sqlite ] && continue
+    RESULT[$target,cpu_postgres]=$(per_message "$target:postgres" "$before_postgres" "$(requests_of_wrk)")
+    [ "$target" = pg3 ] && RESULT[$target,cpu_nginx]=$(per_message "$target:nginx" "$before_nginx" "$(requests_of_wrk)")
+
+    if [ "$target" = pg1 ]; then
+        echo "== pg1: idle polls ($CONNECTIONS connections, $THROUGHPUT_SECONDS s)" >&2
+        register_devices "$PORT" 200 | cut -d' ' -f2,3 > "$WORK/idle-devices"
+        before_relays=$(cpu_ticks pg1:relays) before_postgres=$(cpu_ticks pg1:postgres)
+        wrk_at "$PORT" "$ROOT/scripts/bench-relay/poll-relay.lua"
+        RESULT[pg1,poll_rate]=$(awk '/Requests\/sec/{printf "%.0f", $2}' "$WORK/wrk")
+        RESULT[pg1,poll_relay]=$(per_message pg1:relays "$before_relays" "$(requests_of_wrk)")
+        RESULT[pg1,poll_postgres]=$(per_message pg1:postgres "$before_postgres" "$(requests_of_wrk)")
+    fi
+    if [ "$target" = pg3 ]; then
+        echo "== pg3: sends to one instance, the two others only woken ($THROUGHPUT_SECONDS s)" >&2
+        before_relays=$(cpu_ticks others:relays)
+        wrk_at "${INSTANCE_PORTS[0]}" "$ROOT/scripts/bench-relay/send-relay.lua"
+        RESULT[pg3,wake]=$(awk -v m="$(per_message others:relays "$before_relays" "$(requests_of_wrk)")" 'BEGIN{printf "%.3f", m/2}')
+    fi
 done
 
 row() {
     printf "| %s | %s | %s | %s |\n" "$1" "${RESULT[sqlite,$2]:-–}" "${RESULT[pg1,$2]:-–}" "${RESULT[pg3,$2]:-–}"
 }
+echo
+fdatasync_line
 echo
 echo "| metric | SQLite, 1 relay | PostgreSQL, 1 relay | PostgreSQL, 3 relays behind nginx |"
 echo "|---|---|---|---|"
@@ -107,3 +155,13 @@ row "delivery latency p50 (ms)" p50
 row "delivery latency p99 (ms)" p99
 row "throughput, durable before the 200 (messages/s)" rate
 row "CPU per message, relays + PostgreSQL (+ nginx) (ms)" cpu
+row "… of which the relays (ms)" cpu_relays
+row "… of which PostgreSQL (ms)" cpu_postgres
+row "… of which nginx (ms)" cpu_nginx
+row "PostgreSQL CPU per delivered message, one at a time (ms)" db_delivered
+[ -n "${RESULT[pg1,poll_rate]:-}" ] || exit 0
+echo
+echo "Cost model terms (CPU ms; docs/benchmarks.md): X = ${RESULT[pg1,cpu_relays]} (relay, per send)," \
+    "w = ${RESULT[pg3,wake]:-–} (per other instance, per message), Y_s = ${RESULT[pg1,cpu_postgres]} (PostgreSQL, per send)," \
+    "Y_p = ${RESULT[pg1,poll_postgres]} (PostgreSQL, per idle poll; the relay ${RESULT[pg1,poll_relay]}," \
+    "${RESULT[pg1,poll_rate]} polls/s)"

@@ -44,7 +44,7 @@ stop_all() {
 }
 
 # CPU time (ticks) of the processes `server_pids TARGET` (each script's own) names.
-cpu_ticks() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '{print $14 + $15}' /proc/"$pid"/stat))); done; echo $total; }
+cpu_ticks() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '{print $14 + $15}' /proc/"$pid"/stat 2>/dev/null || echo 0))); done; echo $total; }
 TICK=$(getconf CLK_TCK)
 
 # measure_throughput TARGET PORT WRK_SCRIPT: wrk for THROUGHPUT_SECONDS over CONNECTIONS; fails on any non-2xx
@@ -60,4 +60,24 @@ measure_throughput() {
     [ -z "$failed" ] || { echo "$target: $failed of $requests sends failed" >&2; cat "$WORK/wrk" >&2; exit 1; }
     RESULT[$target,rate]=$(awk '/Requests\/sec/{printf "%.0f", $2}' "$WORK/wrk")
     RESULT[$target,cpu]=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$TICK" 'BEGIN{printf "%.3f", t*1000/hz/n}')
+}
+
+# fdatasync_line: this disk's fdatasync latency today (300 × 4 KiB written and flushed in $WORK), which moves
+# every durable figure and changes by the day on this VM; printed beside each table.
+fdatasync_line() {
+    python3 - "$WORK" <<'PY'
+import os, sys, time
+path = os.path.join(sys.argv[1], "fdatasync-probe")
+fd = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+samples = []
+for _ in range(300):
+    os.write(fd, b"x" * 4096)
+    start = time.perf_counter()
+    os.fdatasync(fd)
+    samples.append((time.perf_counter() - start) * 1000)
+os.close(fd)
+os.unlink(path)
+samples.sort()
+print(f"fdatasync here: p50 {samples[149]:.2f} ms, p99 {samples[296]:.2f} ms")
+PY
 }
