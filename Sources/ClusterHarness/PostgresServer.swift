@@ -21,9 +21,11 @@ public final class PostgresServer: Sendable {
     private let binDirectory: String
     private let owner: (uid: UInt32, gid: UInt32)
 
-    /// - Parameter durable: fsync as in production (the benchmark); off (tests), commits wait for no disk but still
-    ///   reach the kernel before they are answered, so a crash of PostgreSQL alone (`crash()`) loses no commit.
-    public init(database: String = "pushrelay", durable: Bool = false) async throws {
+    /// - Parameters:
+    ///   - durable: fsync as in production (the benchmark); off (tests), commits wait for no disk but still reach the
+    ///     kernel before they are answered, so a crash of PostgreSQL alone (`crash()`) loses no commit.
+    ///   - maxConnections: PostgreSQL's own default is 100.
+    public init(database: String = "pushrelay", durable: Bool = false, maxConnections: Int = 200) async throws {
         binDirectory = try await Self.binDirectory()
         owner = try Self.postgresAccount()
         Self.stopOrphans()
@@ -41,7 +43,7 @@ public final class PostgresServer: Sendable {
 
         port = try Cluster.freePort()
         var settings = [
-            "listen_addresses=127.0.0.1", "port=\(port)", "unix_socket_directories=\(directory)", "max_connections=200",
+            "listen_addresses=127.0.0.1", "port=\(port)", "unix_socket_directories=\(directory)", "max_connections=\(maxConnections)",
             "shared_buffers=64MB",
         ]
         if !durable { settings += ["fsync=off", "full_page_writes=off"] }

@@ -132,6 +132,29 @@ struct PostgresClusterTests {
                 "each of the two migrations applied once")
     }
 
+    /// Issue 24: eight instances under load fit PostgreSQL's default `max_connections` (100, 3 reserved): each pool
+    /// holds at most 10 and the wake-up listener one more (docs/relay.md, "Connections"). With pools of 20, sends
+    /// were refused "too many clients".
+    @Test func eightInstancesUnderLoadFitTheDefaultMaxConnections() async throws {
+        let server = try await PostgresServer(maxConnections: 100)
+        defer { Task { await server.stop() } }
+        let database = try RelayDatabaseSetting(url: server.url, passwordFile: server.passwordFile)
+            .resolve(origin: "test", passwordInURLAllowed: false)
+        var relays: [TestRelay] = []
+        for _ in 0..<8 { relays.append(try await TestRelay.start(database: database)) }
+        let device = try await relays[0].register()
+        let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+            for relay in relays {
+                for n in 0..<30 { group.addTask { try await relay.send(to: device, ["data": ["n": "\(n)"]]).status } }
+            }
+            return try await group.reduce(into: [Int: Int]()) { $0[$1, default: 0] += 1 }
+        }
+        let connections = try await server.sql("SELECT count(*) FROM pg_stat_activity WHERE usename = '\(PostgresServer.user)'")
+        for relay in relays { try await relay.stop() }
+        #expect(statuses == [200: 240], "every send stored")
+        #expect(try #require(Int(connections)) <= 8 * 11, "at most 11 connections per instance")
+    }
+
     @Test func aWrongPasswordSaysWhatToCheck() async throws {
         let server = try await PostgresScope.server()
         guard case .postgres(var settings) = try await PostgresScope.freshDatabase() else { throw TestFailure("not PostgreSQL") }
