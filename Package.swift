@@ -111,6 +111,8 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
             .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "PostgresNIO", package: "postgres-nio"),
+            // Its ConnectionPoolError: a pool that stopped trying to connect says so with it, not a PSQLError.
+            .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             .product(name: "Logging", package: "swift-log"),
             .product(name: "TOMLKit", package: "TOMLKit"),

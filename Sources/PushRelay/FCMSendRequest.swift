@@ -20,6 +20,11 @@ struct FCMSendRequest: Equatable, Sendable {
     private static let notificationFields: Set = ["title", "body", "image"]
 
     static func parse(_ body: Data) throws(FCMError) -> FCMSendRequest {
+        // RFC 8259 §8.1: JSON between systems is UTF-8. Foundation would also take UTF-16 and UTF-32 (it guesses from
+        // the first bytes), which FCM refuses and which the relay's checks, reading UTF-8, must never see.
+        if body.prefix(4).contains(0) || body.starts(with: [0xFE, 0xFF]) || body.starts(with: [0xFF, 0xFE]) {
+            throw .invalidArgument("Invalid JSON payload received. The body must be UTF-8 JSON (it looks like UTF-16 or UTF-32).")
+        }
         guard case .object(let request)? = JSONValue.parse(body) else {
             throw .invalidArgument("Invalid JSON payload received. Expected a JSON object.")
         }

@@ -10,7 +10,8 @@ enum JSONDuplicateKeys {
         var path: String
     }
 
-    /// The first repeated name in `data`, a document `JSONSerialization` has accepted; nil when there is none.
+    /// The first repeated name in `data`, a UTF-8 document `JSONSerialization` has accepted; nil when there is none.
+    /// (It reads bytes as UTF-8: run on UTF-16 it would find nonsense, though never crash.)
     static func first(in data: Data) -> Found? {
         data.withUnsafeBytes { first(in: $0.bindMemory(to: UInt8.self)) }
     }
@@ -37,11 +38,13 @@ enum JSONDuplicateKeys {
                 }
                 stack.append(Container(keys: byte == UInt8(ascii: "{") ? [] : nil, path: path, expectsKey: true))
             case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                guard !stack.isEmpty else { return nil }
                 stack.removeLast()
             case UInt8(ascii: ","):
                 if stack.last?.keys != nil { stack[stack.count - 1].expectsKey = true }
             case UInt8(ascii: "\""):
                 let end = endOfString(bytes, from: index)
+                guard end < bytes.count else { return nil }
                 if let top = stack.last, top.keys != nil, top.expectsKey {
                     let key = decodeKey(UnsafeBufferPointer(rebasing: bytes[index...end]))
                     guard stack[stack.count - 1].keys!.insert(key).inserted else { return Found(key: key, path: top.path) }

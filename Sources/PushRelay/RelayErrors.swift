@@ -13,7 +13,7 @@ struct DeviceAPIError: Error, Equatable {
     static func invalidArgument(_ message: String) -> Self { .init(status: .badRequest, code: "invalid_argument", message: message) }
     static func unavailable(_ error: StoreUnavailable) -> Self {
         .init(status: .serviceUnavailable, code: "unavailable",
-              message: "the relay's database is not answering; nothing was changed or acknowledged, retry in \(StoreUnavailable.retryAfterSeconds) s")
+              message: "the relay's database is not answering, so this request may or may not have taken effect; retry in \(StoreUnavailable.retryAfterSeconds) s")
     }
     static func cursorAhead(_ error: CursorAheadError) -> Self {
         .init(status: .conflict, code: "cursor_ahead", message: "after=\(error.after) is beyond the last message this relay delivered to the device (seq \(error.lastDelivered)): the relay's state is older than the device's (restored from a backup?), so nothing was acknowledged. Poll again with after=0: every message still queued is delivered, and the device recognizes what it already has")

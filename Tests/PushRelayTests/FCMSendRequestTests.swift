@@ -108,6 +108,20 @@ struct FCMSendRequestTests {
         #expect(error.message.contains("Duplicate name \"\(key)\"\(location)"), "\(error.message)")
     }
 
+    /// Found in review: Foundation takes UTF-16 too, and the repeated-name check, reading UTF-8, crashed the relay on
+    /// `{"a":"Ģ絽絽"}` in UTF-16LE (its bytes hold `"` and `}` inside characters).
+    @Test(arguments: [String.Encoding.utf16LittleEndian, .utf16BigEndian, .utf32LittleEndian, .utf16])
+    func aBodyThatIsNotUTF8IsRefused(encoding: String.Encoding) throws {
+        let body = try #require(#"{"message": {"token": "t", "data": {"a": "Ģ絽絽"}}}"#.data(using: encoding))
+        do {
+            _ = try FCMSendRequest.parse(body)
+            Issue.record("a \(encoding) body was accepted")
+        } catch {
+            #expect(error.status == "INVALID_ARGUMENT")
+            #expect(error.message.contains("UTF-8"), "\(error.message)")
+        }
+    }
+
     @Test func namesThatOnlyLookAlikeAreNotRepeats() throws {
         let request = try parse(#"{"message": {"token": "t", "data": {"a": "a", "b": "\"a\", \"a\"", "A": "x"}, "android": {"data": {"a": "y"}}}}"#)
         #expect(request.message.data == ["a": "y"], "android.data overrides data; the same key in two objects is no repeat")

@@ -18,6 +18,7 @@ struct PostgresOutageTests {
         /// Sends answered 503, which may or may not have committed: the sender retries those.
         var inDoubt: Set<String> = []
         var retryAfterMissing = 0
+        var longest = Duration.zero
         var delivered: [String] = []
     }
 
@@ -55,6 +56,7 @@ struct PostgresOutageTests {
 
         let seen = load.outcomes.withLock { $0 }
         #expect(seen.unanswered.isEmpty, "every request ends within its deadline: \(seen.unanswered.prefix(5))")
+        #expect(seen.longest < .seconds(8), "the database's 5 s deadline, and some scheduling: \(seen.longest)")
         #expect(seen.statuses.keys.allSatisfy { [200, 503].contains($0) }, "only stored or retryable: \(seen.statuses)")
         #expect(seen.statuses[503, default: 0] > 0, "the outage was seen: \(seen.statuses)")
         #expect(seen.retryAfterMissing == 0, "every 503 says when to retry")
@@ -117,9 +119,12 @@ struct PostgresOutageTests {
     /// Runs one request and counts its status; a timeout or a cut connection counts as unanswered.
     private static func answer(_ load: Load, _ what: String,
                                _ request: () async throws -> HTTPResponse) async -> HTTPResponse? {
+        let started = ContinuousClock.now
         do {
             let response = try await request()
+            let took = ContinuousClock.now - started
             load.outcomes.withLock {
+                $0.longest = max($0.longest, took)
                 $0.statuses[response.status, default: 0] += 1
                 if response.status == 503, response.header("Retry-After") == nil { $0.retryAfterMissing += 1 }
             }

@@ -93,13 +93,15 @@ enum StoreDeadline {
 }
 
 /// A database outage as an operator wants to read it: the first failure with its reason, then at most one line every
-/// `interval` saying how many operations failed meanwhile, and one line when the database answers again. Requests
-/// refused meanwhile say nothing of their own (thousands a second would flood the journal).
+/// `interval` saying how many operations failed meanwhile, and one line once the database has answered for `interval`
+/// without a failure (so that intermittent failures make one outage, not a line pair each). Requests refused meanwhile
+/// say nothing of their own: thousands a second would flood the journal.
 final class OutageLog: Sendable {
     private struct State {
         var since: ContinuousClock.Instant
         var lastLine: ContinuousClock.Instant
-        var failed = 0
+        var lastFailure: ContinuousClock.Instant
+        var failed = 1
         var failedSinceLine = 0
     }
 
@@ -117,15 +119,19 @@ final class OutageLog: Sendable {
         let now = ContinuousClock.now
         let line: String? = outage.withLock { outage in
             guard var state = outage else {
-                outage = State(since: now, lastLine: now, failed: 1)
+                outage = State(since: now, lastLine: now, lastFailure: now)
                 down.store(true, ordering: .relaxed)
                 return "database unavailable: \(error); requests are answered 503 with Retry-After until it is back"
             }
+            defer { outage = state }
             state.failed += 1
             state.failedSinceLine += 1
-            defer { outage = state }
+            state.lastFailure = now
             guard now - state.lastLine >= Self.interval else { return nil }
-            defer { state.lastLine = now; state.failedSinceLine = 0 }
+            defer {
+                state.lastLine = now
+                state.failedSinceLine = 0
+            }
             return "database still unavailable after \((now - state.since).components.seconds) s (\(state.failedSinceLine) more operations failed): \(error)"
         }
         if let line { logger.warning("\(line)") }
@@ -133,12 +139,14 @@ final class OutageLog: Sendable {
 
     func succeeded() {
         guard down.load(ordering: .relaxed) else { return }
-        let ended = outage.withLock { outage in
-            defer { outage = nil }
-            return outage
+        let now = ContinuousClock.now
+        let ended: State? = outage.withLock { outage in
+            guard let state = outage, now - state.lastFailure >= Self.interval else { return nil }
+            outage = nil
+            down.store(false, ordering: .relaxed)
+            return state
         }
-        down.store(false, ordering: .relaxed)
         guard let ended else { return }
-        logger.notice("database answers again after \((ContinuousClock.now - ended.since).components.seconds) s; \(ended.failed) operations failed meanwhile")
+        logger.notice("database answers again: the outage lasted \((ended.lastFailure - ended.since).components.seconds) s, \(ended.failed) operations failed")
     }
 }

@@ -33,8 +33,8 @@ struct PostgresErrorText {
 
 extension PSQLError {
     /// Whether a retry, on another connection or a little later, may succeed: the connection broke, the server is
-    /// shutting down, starting, recovering or out of connections, it is a standby (a failover in progress), or the
-    /// transaction lost a serialization race. Anything else (a constraint, a bug) fails again.
+    /// shutting down, starting, recovering or out of connections, it is a standby (a failover in progress), the
+    /// transaction lost a serialization race, or a statement or lock timeout the operator set cut it short. Anything else (a constraint, a bug) fails again.
     var isTransient: Bool {
         switch code {
         case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed,
@@ -43,7 +43,7 @@ extension PSQLError {
         case .server:
             guard let state = serverInfo?[.sqlState] else { return false }
             return state.hasPrefix("08") || state.hasPrefix("53") || state.hasPrefix("57P")
-                || ["40001", "40P01", "25006", "55P03"].contains(state)
+                || ["40001", "40P01", "25006", "55P03", "57014"].contains(state)
         default:
             return false
         }

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PostgresNIO
 import RelayWire
+import _ConnectionPoolModule
 
 /// The relay's state in PostgreSQL, shared by every relay instance on the database. The semantics are
 /// `RelayStore`'s; each operation is one transaction (PostgreSQL's WAL flush groups concurrent commits by itself).
@@ -74,6 +75,14 @@ final class PostgresRelayStore: RelayStorage {
             throw unavailable(StoreUnavailable(
                 operation: operation,
                 reason: "PostgreSQL at \(settings.endpoint) did not answer within \(StoreDeadline.operation.components.seconds) s"))
+        } catch let error as ConnectionPoolError {
+            // After a minute of failed connection attempts the pool fails requests at once until one succeeds.
+            let reason = error == .connectionCreationCircuitBreakerTripped
+                ? "no connection to PostgreSQL at \(settings.endpoint) could be opened for a minute; still trying"
+                : "PostgreSQL at \(settings.endpoint): the connection pool \(error == .poolShutdown ? "is shut down" : "gave up the request")"
+            throw unavailable(StoreUnavailable(operation: operation, reason: reason))
+        } catch is CancellationError {
+            throw unavailable(StoreUnavailable(operation: operation, reason: "PostgreSQL at \(settings.endpoint): cancelled"))
         } catch {
             let error = PostgresSchema.unwrapped(error)
             guard let failure = error as? PSQLError else { throw error }
@@ -84,6 +93,13 @@ final class PostgresRelayStore: RelayStorage {
             if failure.isTransient { throw unavailable(StoreUnavailable(operation: operation, reason: reason)) }
             throw StoreFailure(operation: operation, reason: reason)
         }
+    }
+
+    /// `StoreDeadline` cancels the work it gave up on.
+    private static func closingWhenCancelled<Result>(
+        _ connection: PostgresConnection, _ body: () async throws -> Result
+    ) async throws -> Result {
+        try await withTaskCancellationHandler(operation: body) { _ = connection.close() as EventLoopFuture<Void> }
     }
 
     private func unavailable(_ error: StoreUnavailable) -> StoreUnavailable {
@@ -105,14 +121,20 @@ final class PostgresRelayStore: RelayStorage {
         try await guarded(operation) { [client, logger] in try await client.query(query, logger: logger).collect() }
     }
 
-    /// A prepared statement, outside a transaction: parsed and planned once per connection.
+    /// A prepared statement, outside a transaction: parsed and planned once per connection. A connection still
+    /// busy with it at the deadline is closed, so that one that died without a word (a network gone silent, which
+    /// TCP would notice only after a quarter of an hour) leaves the pool, which opens another.
     func rows<Statement: PostgresPreparedStatement>(
         _ operation: String, _ statement: Statement
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         try await guarded(operation, statement: Statement.sql) { [client, logger] in
-            var rows: [Statement.Row] = []
-            for try await row in try await client.execute(statement, logger: logger) { rows.append(row) }
-            return rows
+            try await client.withConnection { connection in
+                try await Self.closingWhenCancelled(connection) {
+                    var rows: [Statement.Row] = []
+                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                    return rows
+                }
+            }
         }
     }
 
@@ -198,14 +220,23 @@ final class PostgresRelayStore: RelayStorage {
     }
 
     /// Drops messages whose TTL passed (polls skip them anyway) and returns how many. Every instance sweeps; rows a
-    /// send or poll holds are left for the next sweep, so the sweep never waits for one, nor it for the sweep.
+    /// send or poll holds are left for the next sweep, so the sweep never waits for one. A send's collapse or a
+    /// poll's acknowledgement may wait for rows the sweep holds, so it deletes in batches, each its own short
+    /// transaction.
     func deleteExpiredMessages(now: Int64) async throws -> Int {
-        try await rows("sweeping expired messages", """
-            DELETE FROM message WHERE (device_id, seq) IN
-                (SELECT device_id, seq FROM message WHERE expires_at <= \(now) FOR UPDATE SKIP LOCKED)
-            RETURNING 1
-            """).count
+        var deleted = 0
+        while true {
+            let batch = try await rows("sweeping expired messages", """
+                DELETE FROM message WHERE (device_id, seq) IN
+                    (SELECT device_id, seq FROM message WHERE expires_at <= \(now) LIMIT \(Self.sweepBatch) FOR UPDATE SKIP LOCKED)
+                RETURNING 1
+                """).count
+            deleted += batch
+            guard batch == Self.sweepBatch else { return deleted }
+        }
     }
+
+    private static let sweepBatch = 1000
 
     /// After the change commits, in a transaction of its own (`WakeAnnouncer`): a NOTIFY inside the send's
     /// transaction would make every send wait for the previous one's disk flush (docs/benchmarks.md).
@@ -213,12 +244,18 @@ final class PostgresRelayStore: RelayStorage {
         announcer.announce(deviceID: deviceID)
     }
 
-    /// A notification alone writes no WAL, so its commit waits for no disk.
+    /// A notification alone writes no WAL, so its commit waits for no disk. Within the deadline like a request's
+    /// work: the announcer sends one batch at a time, so a batch stuck on a dead connection would hold up every
+    /// later wake-up.
     private static func notify(_ deviceIDs: [String], client: PostgresClient, settings: PostgresSettings, logger: Logger) async {
         do {
-            _ = try await client.query(
-                "SELECT pg_notify(\(wakeChannel), device_id) FROM unnest(\(deviceIDs)::text[]) AS device_id", logger: logger
-            ).collect()
+            _ = try await StoreDeadline.run {
+                try await client.query(
+                    "SELECT pg_notify(\(wakeChannel), device_id) FROM unnest(\(deviceIDs)::text[]) AS device_id", logger: logger
+                ).collect()
+            }
+        } catch is StoreDeadline.Passed {
+            logger.warning("PostgreSQL at \(settings.endpoint) did not take the wake-ups of \(deviceIDs.count) device(s) within \(StoreDeadline.operation.components.seconds) s: polls on other instances find their messages when their wait ends")
         } catch {
             logger.warning("\(PostgresFailure(settings: settings, doing: "announcing changes to \(deviceIDs.count) device(s) to the other instances", error: error))")
         }

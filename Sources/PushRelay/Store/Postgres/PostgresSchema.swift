@@ -82,9 +82,11 @@ enum PostgresSchema {
             // send's bound check costs O(1) instead of a count over its queue. The sweep of expired rows leaves it
             // alone (it takes no device lock), so it may only be too high: at the bound the live messages are
             // counted, exactly as before, and the counter set right. (An instance of schema 1 still running during an
-            // upgrade acknowledges without decrementing: too high again, set right the same way.)
-            "ALTER TABLE device ADD COLUMN queued bigint NOT NULL DEFAULT 0",
-            "UPDATE device SET queued = (SELECT count(*) FROM message WHERE message.device_id = device.id)",
+            // upgrade acknowledges without decrementing: too high again, set right the same way.) Existing devices
+            // start too high, which costs each one count at its next send; a constant default changes no row, so the
+            // migration holds its table lock for no longer than it takes to write the catalog. New devices start at 0.
+            "ALTER TABLE device ADD COLUMN queued bigint NOT NULL DEFAULT 1000000000000",
+            "ALTER TABLE device ALTER COLUMN queued SET DEFAULT 0",
             """
             CREATE OR REPLACE FUNCTION pushrelay_enqueue(
                 p_device text, p_message_id text, p_data text, p_notification text, p_priority text,
