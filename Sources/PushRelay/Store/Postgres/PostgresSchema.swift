@@ -137,12 +137,15 @@ enum PostgresSchema {
                 RETURNS SETOF record LANGUAGE plpgsql AS $$
             DECLARE
                 v_last bigint;
+                v_acknowledges boolean;
             BEGIN
                 acknowledged := 0;
-                SELECT d.delivered_seq INTO delivered FROM device d WHERE d.id = p_device;
+                SELECT d.delivered_seq, p_acknowledge AND EXISTS (
+                    SELECT 1 FROM message m WHERE m.device_id = p_device AND m.seq <= p_after)
+                    INTO delivered, v_acknowledges FROM device d WHERE d.id = p_device;
                 IF NOT FOUND THEN RETURN; END IF;
                 IF p_after > delivered THEN RETURN NEXT; RETURN; END IF;
-                IF p_acknowledge AND EXISTS (SELECT 1 FROM message m WHERE m.device_id = p_device AND m.seq <= p_after) THEN
+                IF v_acknowledges THEN
                     PERFORM 1 FROM device d WHERE d.id = p_device FOR UPDATE;
                     DELETE FROM message m WHERE m.device_id = p_device AND m.seq <= p_after;
                     GET DIAGNOSTICS acknowledged = ROW_COUNT;
