@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 import NIOCore
 import Synchronization
@@ -6,14 +7,29 @@ import Synchronization
 /// every file descriptor and lock everyone else out. Every uid has its own bound, root and the daemon's own uid
 /// included: their own scripts stay bounded too, and no other user's flood ever reaches their share.
 final class PeerConnectionLimiter: Sendable {
+    /// A flood keeps a uid at its bound, each closed connection making room for one more refusal: after the first
+    /// refusal, the count is logged at most this often, not a line per connection.
+    static let summaryInterval: TimeInterval = 60
+
     let perUID: Int
     private let logger: Logger
     private let state = Mutex(State())
 
     private struct State {
         var open: [UInt32: Int] = [:]
-        /// Uids refused since they were last under the bound: each is logged once, not once per connection.
-        var refusing: Set<UInt32> = []
+        var refused: [UInt32: Refusals] = [:]
+    }
+
+    /// A uid's refusals since its last log line.
+    private struct Refusals {
+        var loggedAt: Date
+        var since = 0
+    }
+
+    /// What a refusal is to log: the first of a uid, or the sum since the last line.
+    private enum LogLine {
+        case first
+        case summary(count: Int, seconds: Int)
     }
 
     init(perUID: Int, logger: Logger) {
@@ -23,26 +39,44 @@ final class PeerConnectionLimiter: Sendable {
 
     /// Counts a new connection of `uid` unless it already has `perUID` open; an admitted connection is released
     /// when it closes.
-    func admit(_ channel: any Channel, uid: UInt32) -> Bool {
-        let (admitted, firstRefusal) = state.withLock { state -> (Bool, Bool) in
+    func admit(_ channel: any Channel, uid: UInt32, now: Date = Date()) -> Bool {
+        let (admitted, line) = state.withLock { state -> (Bool, LogLine?) in
             let open = state.open[uid, default: 0]
-            guard open < perUID else { return (false, state.refusing.insert(uid).inserted) }
+            guard open < perUID else { return (false, Self.countRefusal(of: uid, in: &state, at: now)) }
             state.open[uid] = open + 1
-            return (true, false)
+            return (true, nil)
         }
         if admitted {
             channel.closeFuture.whenComplete { _ in self.release(uid) }
-        } else if firstRefusal {
-            logger.warning("uid \(uid) has \(perUID) control connections open, the most one user may have (control_connections_per_uid): its new ones are refused until some close")
+        }
+        switch line {
+        case .first:
+            logger.warning("uid \(uid) has \(perUID) control connections open, the most one user may have (control_connections_per_uid): its new ones are refused until some close (logged once; later refusals are counted)")
+        case .summary(let count, let seconds):
+            logger.warning("uid \(uid): \(count) more control connection(s) refused in the last \(seconds) s, over the bound of \(perUID) (control_connections_per_uid)")
+        case nil: break
         }
         return admitted
+    }
+
+    private static func countRefusal(of uid: UInt32, in state: inout State, at now: Date) -> LogLine? {
+        guard var refusals = state.refused[uid] else {
+            state.refused[uid] = Refusals(loggedAt: now)
+            return .first
+        }
+        refusals.since += 1
+        let elapsed = now.timeIntervalSince(refusals.loggedAt)
+        defer { state.refused[uid] = refusals }
+        guard elapsed >= summaryInterval else { return nil }
+        let line = LogLine.summary(count: refusals.since, seconds: Int(elapsed))
+        refusals = Refusals(loggedAt: now)
+        return line
     }
 
     private func release(_ uid: UInt32) {
         state.withLock { state in
             let open = state.open[uid, default: 1] - 1
             state.open[uid] = open > 0 ? open : nil
-            if open < perUID { state.refusing.remove(uid) }
         }
     }
 
