@@ -1,3 +1,4 @@
+import ConnectionGuards
 import Foundation
 import Logging
 import NIOCore
@@ -7,29 +8,13 @@ import Synchronization
 /// every file descriptor and lock everyone else out. Every uid has its own bound, root and the daemon's own uid
 /// included: their own scripts stay bounded too, and no other user's flood ever reaches their share.
 final class PeerConnectionLimiter: Sendable {
-    /// A flood keeps a uid at its bound, each closed connection making room for one more refusal: after the first
-    /// refusal, the count is logged at most this often, not a line per connection.
-    static let summaryInterval: TimeInterval = 60
-
     let perUID: Int
     private let logger: Logger
     private let state = Mutex(State())
 
     private struct State {
         var open: [UInt32: Int] = [:]
-        var refused: [UInt32: Refusals] = [:]
-    }
-
-    /// A uid's refusals since its last log line.
-    private struct Refusals {
-        var loggedAt: Date
-        var since = 0
-    }
-
-    /// What a refusal is to log: the first of a uid, or the sum since the last line.
-    private enum LogLine {
-        case first
-        case summary(count: Int, seconds: Int)
+        var refusals = RefusalLog<UInt32>()
     }
 
     init(perUID: Int, logger: Logger) {
@@ -40,9 +25,9 @@ final class PeerConnectionLimiter: Sendable {
     /// Counts a new connection of `uid` unless it already has `perUID` open; an admitted connection is released
     /// when it closes.
     func admit(_ channel: any Channel, uid: UInt32, now: Date = Date()) -> Bool {
-        let (admitted, line) = state.withLock { state -> (Bool, LogLine?) in
+        let (admitted, line) = state.withLock { state -> (Bool, RefusalLog<UInt32>.Line?) in
             let open = state.open[uid, default: 0]
-            guard open < perUID else { return (false, Self.countRefusal(of: uid, in: &state, at: now)) }
+            guard open < perUID else { return (false, state.refusals.refusal(of: uid, at: now)) }
             state.open[uid] = open + 1
             return (true, nil)
         }
@@ -57,20 +42,6 @@ final class PeerConnectionLimiter: Sendable {
         case nil: break
         }
         return admitted
-    }
-
-    private static func countRefusal(of uid: UInt32, in state: inout State, at now: Date) -> LogLine? {
-        guard var refusals = state.refused[uid] else {
-            state.refused[uid] = Refusals(loggedAt: now)
-            return .first
-        }
-        refusals.since += 1
-        let elapsed = now.timeIntervalSince(refusals.loggedAt)
-        defer { state.refused[uid] = refusals }
-        guard elapsed >= summaryInterval else { return nil }
-        let line = LogLine.summary(count: refusals.since, seconds: Int(elapsed))
-        refusals = Refusals(loggedAt: now)
-        return line
     }
 
     private func release(_ uid: UInt32) {
