@@ -212,6 +212,8 @@ let package = Package(
         .testTarget(name: "PushAgentDaemonTests", dependencies: [
             "PushAgentDaemon", "PushAgentStore", "PushAgentCore", "ControlClient", "ControlWire",
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            // PeerConnectionLimiterTests: connections that open and close without a socket.
+            .product(name: "NIOEmbedded", package: "swift-nio"),
             // PAMTestService: a PAM stack with a known password.
             "ClusterHarness",
         ], swiftSettings: swiftSettings),

@@ -12,6 +12,8 @@ public struct ControlError: Error, Codable, Sendable, Equatable, CustomStringCon
     public enum Code: String, Codable, Sendable {
         case notFound = "not_found", conflict, expired
         case invalidArgument = "invalid_argument", forbidden, unavailable, upstream
+        /// 429: a backup or restore is running, or too many wrong passwords; the message says when to retry.
+        case busy
     }
 
     public var code: Code

@@ -14,7 +14,8 @@ extension AgentStore {
                               name: account.name, createdAt: account.createdAt, lookupKey: lookupKey,
                               credentials: credentials, totp: try totp.map { try JSONEncoder().encode($0) },
                               needsTokenUpdate: account.needsTokenUpdate,
-                              tokenUpdateProblem: account.tokenUpdateProblem, fcmApp: account.fcmApp).sealed(sealer).insert(db)
+                              tokenUpdateProblem: account.tokenUpdateProblem, fcmApp: account.fcmApp)
+                .insert(sealedBy: sealer, db)
         }
     }
 
@@ -106,5 +107,16 @@ extension AgentStore {
         let record = try sealed.opened(sealer)
         return StoredAccount(account: try record.account(), credentials: record.credentials,
                              totp: try record.totp.map { try JSONDecoder().decode(TOTPParameters.self, from: $0) })
+    }
+}
+
+extension AccountRecord {
+    /// Sealed and inserted, unless it holds a time the store could not read back (its text dates end at year 9999):
+    /// such a row would make every listing of accounts fail, after a restart too.
+    func insert(sealedBy sealer: SecretSealer, _ db: Database) throws {
+        guard WireTime.isRepresentable(createdAt) else {
+            throw StoreError.unstorable("account \(id) has a creation time (\(createdAt.timeIntervalSince1970) seconds since 1970) outside 1970–9999")
+        }
+        try sealed(sealer).insert(db)
     }
 }

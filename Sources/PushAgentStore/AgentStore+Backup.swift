@@ -39,7 +39,7 @@ extension AgentStore {
                     createdAt: backedUp.createdAt, lookupKey: backedUp.lookupKey, credentials: backedUp.credentials,
                     totp: try backedUp.totp.map { try JSONEncoder().encode($0) }, needsTokenUpdate: true,
                     tokenUpdateProblem: nil)
-                try record.sealed(sealer).insert(db)
+                try record.insert(sealedBy: sealer, db)
                 return .added(try record.account())
             }
         }

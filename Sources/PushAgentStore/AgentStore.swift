@@ -8,17 +8,20 @@ public final class AgentStore: Sendable {
     let sealer: SecretSealer
 
     /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600. Secrets
-    /// are sealed with `sealingKey`, or without one with the key file in `directory` (made on first use).
+    /// are sealed with `sealingKey`, or without one with the key file in `directory` (made on first use). A store
+    /// sealed with another key is refused before anything is written.
     public init(directory: String, sealingKey: SealingKey? = nil) throws {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true,
                                                 attributes: [.posixPermissions: 0o700])
         chmod(directory, 0o700)
-        sealer = SecretSealer(key: try sealingKey ?? SealingKey.keyFile(in: directory))
+        let path = directory + "/agent.sqlite"
+        let key = try sealingKey ?? SealingKey.keyFile(in: directory)
+        try Self.checkExistingStore(at: path, sealedWith: key)
+        sealer = SecretSealer(key: try key.written())
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         // Deleted and overwritten content is zeroed, not left in free pages: a secret replaced stays unreadable.
         configuration.prepareDatabase { try $0.execute(sql: "PRAGMA secure_delete = ON") }
-        let path = directory + "/agent.sqlite"
         // Made 0600 before SQLite opens it, and SQLite gives the WAL and shared-memory files the database's mode. Not
         // through the umask, which is the whole process's: in a process that does other work meanwhile (the tests'),
         // two stores opening at once could leave it at 077 for good.

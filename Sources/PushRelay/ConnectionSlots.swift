@@ -1,4 +1,5 @@
 import ConnectionGuards
+import Foundation
 import Logging
 import NIOCore
 import Synchronization
@@ -23,8 +24,11 @@ final class ConnectionSlots: ConnectionTracker {
         var waitingOrder: [(id: ObjectIdentifier, ticket: UInt64)] = []
         var waitingHead = 0
         var nextTicket: UInt64 = 0
-        var refusing = false
+        var refusals = RefusalLog<Bound>()
     }
+
+    /// What refuses a connection: the one bound of the whole relay.
+    fileprivate enum Bound: Hashable, Sendable { case maxConnections }
 
     fileprivate struct Slot {
         let channel: any Channel
@@ -44,22 +48,22 @@ final class ConnectionSlots: ConnectionTracker {
     var openCount: Int { state.withLock { $0.open.count } }
 
     func opened(_ channel: any Channel) -> Bool {
-        let (admitted, evicted, firstRefusal) = state.withLock { state -> (Bool, (any Channel)?, Bool) in
+        let (admitted, evicted, line) = state.withLock { state -> (Bool, (any Channel)?, RefusalLog<Bound>.Line?) in
             var evicted: (any Channel)?
             if state.open.count >= limit {
                 evicted = state.removeLongestWaiting()
-                guard evicted != nil else {
-                    defer { state.refusing = true }
-                    return (false, nil, !state.refusing)
-                }
+                guard evicted != nil else { return (false, nil, state.refusals.refusal(of: .maxConnections, at: Date())) }
             }
-            state.refusing = false
             state.open[ObjectIdentifier(channel)] = Slot(channel: channel, waitingTicket: nil)
-            return (true, evicted, false)
+            return (true, evicted, nil)
         }
         evicted?.close(promise: nil)
-        if firstRefusal {
-            logger.warning("\(limit) connections open, all of them being answered (max_connections): new ones are closed until some end")
+        switch line {
+        case .first:
+            logger.warning("\(limit) connections open, all of them being answered (max_connections): new ones are closed until some end (logged once; later ones are counted)")
+        case .summary(let count, let seconds):
+            logger.warning("\(count) more connection(s) closed in the last \(seconds) s: all \(limit) open ones were being answered (max_connections)")
+        case nil: break
         }
         return admitted
     }

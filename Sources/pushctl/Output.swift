@@ -28,7 +28,7 @@ enum Output {
             case .notFound: 4
             case .conflict, .expired: 5
             case .invalidArgument: 1
-            case .forbidden, .unavailable, .upstream: 1
+            case .forbidden, .unavailable, .upstream, .busy: 1
             }
         }
     }

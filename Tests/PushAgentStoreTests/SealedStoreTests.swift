@@ -92,13 +92,16 @@ struct SealedStoreTests {
         for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: original + "/agent.sqlite" + suffix) {
             try FileManager.default.copyItem(atPath: original + "/agent.sqlite" + suffix, toPath: copy + "/agent.sqlite" + suffix)
         }
+        let database = FileManager.default.contents(atPath: copy + "/agent.sqlite")
         #expect {
             _ = try AgentStore(directory: copy)
         } throws: { error in
-            "\(error)".contains("sealed with another key") && "\(error)".contains("pushctl restore")
+            "\(error)".contains("no \(SealingKey.keyFileName)") && "\(error)".contains("pushctl restore")
         }
+        // Issue 24: a new key file was written first, beside the store it could never open.
+        #expect(!FileManager.default.fileExists(atPath: copy + "/" + SealingKey.keyFileName), "no key written")
+        #expect(FileManager.default.contents(atPath: copy + "/agent.sqlite") == database, "the store left as it was")
         // Nothing was lost: with the original key put back, the copy opens.
-        try FileManager.default.removeItem(atPath: copy + "/" + SealingKey.keyFileName)
         try FileManager.default.copyItem(atPath: original + "/" + SealingKey.keyFileName, toPath: copy + "/" + SealingKey.keyFileName)
         try await expectReadableClear(try AgentStore(directory: copy))
     }

@@ -33,6 +33,22 @@ struct StoreBoundsTests {
         #expect(try await store.isProcessed(relayMessageId: "m1"), "acknowledged, not retried")
     }
 
+    /// Issue 24: a restored account of year 10000 was written, and every listing failed from then on.
+    @Test func anAccountCreatedPastYear9999IsNeverWritten() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let late = Date(timeIntervalSince1970: 253_402_300_800)
+        let restored = BackupAccount(id: "acc_late", provider: .forgerock, issuer: "ACME", name: "alice", createdAt: late,
+                                     lookupKey: "mech-late", credentials: Data("{}".utf8), totp: nil,
+                                     boundToMachine: false)
+        await #expect(throws: StoreError.self) { try await store.restoreAccounts([restored]) }
+        let enrolled = Account(id: "acc_late", provider: .forgerock, issuer: "ACME", name: "alice", createdAt: late,
+                               hasTOTP: false)
+        await #expect(throws: StoreError.self) {
+            try await store.addAccount(enrolled, lookupKey: "mech-late", credentials: Data("{}".utf8), totp: nil)
+        }
+        #expect(try await store.accounts().isEmpty)
+    }
+
     /// A database written before the bound (an unreadable expiry) is repaired when the upgraded daemon opens it.
     @Test func anUnreadableRowFromAnOlderVersionIsEndedOnOpen() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }

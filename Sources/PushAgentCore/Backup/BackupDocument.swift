@@ -35,7 +35,8 @@ public struct BackupDocument: Codable, Sendable, Equatable {
         guard format <= currentFormat else { throw .futureVersion(format, supported: currentFormat) }
         guard format == currentFormat else { throw .unsupportedVersion(format) }
         do { return try decoder.decode(BackupDocument.self, from: data) }
-        catch { throw .unreadableDocument("\(error)") }
+        catch let error as BackupFileError { throw error }
+        catch { throw .unreadableDocument(DecodingFailure.summary(error)) }
     }
 }
 
@@ -71,5 +72,47 @@ public struct BackupAccount: Codable, Sendable, Equatable {
     enum CodingKeys: String, CodingKey {
         case id, provider, issuer, name, createdAt = "created_at", lookupKey = "lookup_key", credentials, totp
         case boundToMachine = "bound_to_machine"
+    }
+
+    /// Read by its id first, so that whatever else is wrong with it is said of that account: a provider this
+    /// pushagent does not know, or a field that does not read.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        let providerName = try c.decode(String.self, forKey: .provider)
+        guard let provider = Provider(rawValue: providerName), provider != .local else {
+            throw BackupFileError.unknownProvider(account: id, provider: providerName)
+        }
+        self.provider = provider
+        do {
+            issuer = try c.decode(String.self, forKey: .issuer)
+            name = try c.decode(String.self, forKey: .name)
+            createdAt = try c.decode(Date.self, forKey: .createdAt)
+            lookupKey = try c.decode(String.self, forKey: .lookupKey)
+            credentials = try c.decode(Data.self, forKey: .credentials)
+            totp = try c.decodeIfPresent(TOTPParameters.self, forKey: .totp)
+            boundToMachine = try c.decode(Bool.self, forKey: .boundToMachine)
+        } catch {
+            throw BackupFileError.unfitAccount(account: id, problems: [DecodingFailure.summary(error)])
+        }
+    }
+
+    /// What keeps this account out of a store, by the bounds enrollment and the wire keep: an id pushagent makes
+    /// (else it could never be removed), fields no longer than an enrollment URI carries, and a time the store can
+    /// read back. Its credentials are its provider's to judge.
+    public var problems: [String] {
+        var found: [String] = []
+        if !Identifier.isWellFormed(id, prefix: "acc") {
+            found.append("its id is not one pushagent makes (\(Identifier.shape(prefix: "acc")))")
+        }
+        for (field, value) in [("issuer", issuer), ("name", name), ("lookup_key", lookupKey)]
+        where value.utf8.count > Account.maximumFieldBytes {
+            found.append("its \(field) is \(value.utf8.count) bytes long, more than the \(Account.maximumFieldBytes) an enrollment URI can carry")
+        }
+        if lookupKey.isEmpty { found.append("its lookup_key is empty, so no push could find it") }
+        if !WireTime.isRepresentable(createdAt) {
+            found.append("its created_at (\(createdAt.timeIntervalSince1970) seconds since 1970) is not a time between 1970 and 9999")
+        }
+        return found
     }
 }

@@ -28,8 +28,9 @@ public enum BackupFile {
 
         /// N = 2^15, r = 8, p = 1 (32 MiB, a fraction of a second), as Aegis and `scrypt`'s interactive defaults.
         public static let standard = KDFParameters(log2N: 15, r: 8, p: 1)
-        /// What a reader accepts: scrypt needs 128·N·r·p bytes, so a hostile file could otherwise ask for gigabytes.
-        public static let maximumMemoryBytes = 256 << 20
+        /// The ceiling a reader accepts, twice what `standard` costs: scrypt's memory and time grow with 128·N·r·p
+        /// bytes, so a hostile file could otherwise hold the daemon's memory and a core for as long as it likes.
+        public static let maximumMemoryBytes = 64 << 20
 
         public init(log2N: UInt8, r: UInt32, p: UInt32) {
             self.log2N = log2N
@@ -37,12 +38,13 @@ public enum BackupFile {
             self.p = p
         }
 
-        var memoryBytes: Int { 128 << Int(log2N) * Int(r) * Int(p) }
+        /// 128·N·r·p, in floating point: a hostile header's product does not fit an Int.
+        var memoryBytes: Double { 128 * Double(sign: .plus, exponent: Int(log2N), significand: 1) * Double(r) * Double(p) }
 
         func checkBounds() throws(BackupFileError) {
             guard (10...24).contains(log2N), (1...32).contains(r), (1...16).contains(p),
-                  memoryBytes <= Self.maximumMemoryBytes else {
-                throw .kdfOutOfBounds("N = 2^\(log2N), r = \(r), p = \(p)")
+                  memoryBytes <= Double(Self.maximumMemoryBytes) else {
+                throw .kdfOutOfBounds("N = 2^\(log2N), r = \(r), p = \(p): \(Int(memoryBytes / Double(1 << 20))) MiB")
             }
         }
     }
@@ -154,6 +156,8 @@ public enum BackupFileError: Error, Equatable, CustomStringConvertible {
     case tampered
     case tooLarge(Int)
     case unreadableDocument(String)
+    case unknownProvider(account: String, provider: String)
+    case unfitAccount(account: String, problems: [String])
 
     public var description: String {
         switch self {
@@ -169,13 +173,17 @@ public enum BackupFileError: Error, Equatable, CustomStringConvertible {
             "the backup has \(count) bytes after its end: the file was changed or joined with something else"
         case .unsupportedKDF(let id): "the backup names key derivation \(id), which this pushagent does not know (1 is scrypt)"
         case .kdfOutOfBounds(let parameters):
-            "the backup's scrypt parameters (\(parameters)) are outside what pushagent accepts (at most \(BackupFile.KDFParameters.maximumMemoryBytes >> 20) MiB): the file is damaged or hostile"
+            "the backup's scrypt parameters (\(parameters)) are outside what pushagent accepts (log2(N) 10–24, r 1–32, p 1–16, and 128·N·r·p at most \(BackupFile.KDFParameters.maximumMemoryBytes >> 20) MiB, the memory and time scrypt takes): the file is damaged or hostile"
         case .wrongPassphrase: "wrong passphrase (or the file's header was changed): nothing was restored"
         case .tampered:
             "the backup fails authentication: it was changed or damaged after it was written (the passphrase is right); nothing was restored"
         case .tooLarge(let size): "the backup would be \(size) bytes, more than the \(BackupFile.maximumByteCount) pushagent reads"
         case .unreadableDocument(let reason):
             "the backup decrypted, but its accounts cannot be read (\(reason)); nothing was restored"
+        case .unknownProvider(let account, let provider):
+            "the backup's account \"\(EnrollmentURIError.excerpt(account))\" is of the provider \"\(EnrollmentURIError.excerpt(provider))\", which this pushagent does not know (it knows \(Provider.allCases.filter { $0 != .local }.map(\.rawValue).joined(separator: ", "))); nothing was restored"
+        case .unfitAccount(let account, let problems):
+            "the backup's account \"\(EnrollmentURIError.excerpt(account))\" cannot be restored: \(problems.joined(separator: "; ")); nothing was restored (the file was not written by pushagent, or was edited after)"
         }
     }
 }

@@ -20,6 +20,10 @@ public struct Account: Codable, Sendable, Equatable, Identifiable {
     /// The Firebase app whose FCM token its provider pushes to (docs/fcm.md); nil: the relay's token.
     public var fcmApp: String?
 
+    /// The most bytes its issuer, name or lookup key may have: what an enrollment URI can carry, so every enrolled
+    /// account fits, and a restored one cannot be made of megabytes.
+    public static let maximumFieldBytes = EnrollmentURIParts.maximumBytes
+
     /// How its pushes reach this machine, as `pushctl accounts` shows it.
     public var transport: String { fcmApp.map { "fcm (\($0))" } ?? "relay" }
 

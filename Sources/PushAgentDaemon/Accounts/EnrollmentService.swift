@@ -22,6 +22,9 @@ struct EnrollmentService: Sendable {
         guard let module = modules[uri.provider] else {
             throw ServiceError(.invalidArgument, "\(uri.provider.rawValue) accounts are not supported yet")
         }
+        if let name, name.utf8.count > Account.maximumFieldBytes {
+            throw ServiceError(.invalidArgument, "the name is \(name.utf8.count) bytes long; at most \(Account.maximumFieldBytes) are accepted")
+        }
         guard var device = try await store.deviceIdentity() else {
             throw ServiceError(.unavailable, "not registered with the relay yet, so there is no push token to give the provider; check `pushctl status` and try again once the relay is connected")
         }

@@ -1,3 +1,4 @@
+import Foundation
 import PushAgentCore
 import PushAgentStore
 
@@ -19,16 +20,36 @@ extension ApprovalService {
         guard let user = PAMAuthenticator.userName(of: peer.uid) else {
             throw ServiceError(.forbidden, "user verification failed: uid \(peer.uid) has no user name to check a password for")
         }
+        if let wait = verificationAttempts.secondsToWait(uid: peer.uid, approvalId: approval.id, now: Date()) {
+            throw ServiceError(.busy, "too many attempts: user verification for approval \(approval.id) failed just before; retry in \(wait) s")
+        }
         let settings = config.current
         let pam = PAMAuthenticator(service: settings.userVerificationPAMService,
                                    configDirectory: settings.userVerificationPAMDirectory)
         do {
             try await pam.authenticate(user: user, password: password)
         } catch {
+            let failed = verificationAttempts.recordFailure(uid: peer.uid, approvalId: approval.id, now: Date())
             try? await store.audit(event: "verify_failed", peer: peer, subject: approval.id, detail: "user=\(user)")
-            logger.warning("user verification for approval \(approval.id) failed for \(user): \(error)",
+            logger.warning("user verification for approval \(approval.id) failed for \(user) (uid \(peer.uid), failure \(failed.count) of \(VerificationAttempts.failuresBeforeDenial)): \(error)",
                            metadata: ["approval_id": "\(approval.id)", "peer_uid": "\(peer.uid)"])
-            throw ServiceError(.forbidden, "user verification failed for \(user): \(error)")
+            guard failed.count < VerificationAttempts.failuresBeforeDenial else {
+                throw VerificationLockout(approvalId: approval.id, user: user, failures: failed.count)
+            }
+            let left = VerificationAttempts.failuresBeforeDenial - failed.count
+            throw ServiceError(.forbidden, "user verification failed for \(user): \(error); retry in \(Int(failed.wait)) s (after \(left) more failure(s) the approval is denied)")
         }
+        verificationAttempts.forget(uid: peer.uid, approvalId: approval.id)
+    }
+}
+
+/// The approval's last allowed password was wrong: it is denied (whoever is guessing gets no more tries).
+struct VerificationLockout: Error {
+    let approvalId: String
+    let user: String
+    let failures: Int
+
+    var message: String {
+        "user verification failed for \(user) \(failures) times: approval \(approvalId) was denied, so that its password cannot be guessed; if the sign-in was yours, start it again"
     }
 }

@@ -14,6 +14,8 @@ struct ApprovalService: Sendable {
     let config: LiveConfig
     let muting: AccountMuting
     let logger: Logger
+    /// Shared by every copy of the service: wrong passwords are counted across requests.
+    let verificationAttempts = VerificationAttempts()
 
     /// Starts answering and waits (bounded) for the provider's verdict; past the bound the approval is returned in progress.
     func answer(_ idOrPrefix: String, decision: AnswerDecision, userVerified: Bool, password: String? = nil,
@@ -84,7 +86,16 @@ struct ApprovalService: Sendable {
         }
         let resolution = try resolution(for: approval, decision: decision, peer: peer)
         if case .approve = decision, approval.kind == .verify {
-            try await verifyUser(for: approval, userVerified: userVerified, password: password, peer: peer)
+            do {
+                try await verifyUser(for: approval, userVerified: userVerified, password: password, peer: peer)
+            } catch let lockout as VerificationLockout {
+                _ = try await begin(stored, decision: .deny(reason: nil), userVerified: false, peer: peer)
+                try await store.audit(event: "verify_denied", peer: peer, subject: approval.id,
+                                      detail: "\(lockout.failures) failed user verifications")
+                logger.warning("approval \(approval.id) denied after \(lockout.failures) failed user verifications by uid \(peer.uid)",
+                               metadata: ["approval_id": "\(approval.id)", "peer_uid": "\(peer.uid)"])
+                throw ServiceError(.forbidden, lockout.message)
+            }
         }
         let next: ApprovalState = if case .approve = decision { .approving } else { .denying }
         let started = try await store.transition(approval.id, to: next, resolution: resolution)

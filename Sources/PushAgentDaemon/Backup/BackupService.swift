@@ -13,10 +13,23 @@ struct BackupService: Sendable {
     let tokenUpdater: PushTokenUpdater
     let logger: Logger
 
+    /// Each holds scrypt's memory and a core: one at a time, the others answered `busy`.
+    let oneAtATime = OneAtATime()
+
     /// A restore body holds the file in base64 plus a little JSON.
     static let restoreRequestLimit = BackupFile.maximumByteCount * 4 / 3 + 64 * 1024
 
     func backup(passphrase: String, peer: Peer) async throws -> BackupResponse {
+        try await oneAtATime.run("a backup for uid \(peer.uid)") { try await backupNow(passphrase: passphrase, peer: peer) }
+    }
+
+    /// All or nothing: a file that does not decrypt or does not read, or one account that could not be stored as
+    /// it is, changes nothing.
+    func restore(file: Data, passphrase: String, peer: Peer) async throws -> RestoreResponse {
+        try await oneAtATime.run("a restore for uid \(peer.uid)") { try await restoreNow(file: file, passphrase: passphrase, peer: peer) }
+    }
+
+    private func backupNow(passphrase: String, peer: Peer) async throws -> BackupResponse {
         let accounts = try await store.accountsForBackup().map { account in
             var account = account
             account.boundToMachine = modules[account.provider]?.isBoundToMachine(credentials: account.credentials) ?? false
@@ -35,26 +48,17 @@ struct BackupService: Sendable {
         return BackupResponse(backup: file, accounts: accounts.count)
     }
 
-    /// All or nothing: a file that does not decrypt, or does not read, changes nothing.
-    func restore(file: Data, passphrase: String, peer: Peer) async throws -> RestoreResponse {
-        let document: BackupDocument
+    private func restoreNow(file: Data, passphrase: String, peer: Peer) async throws -> RestoreResponse {
+        let adapted: [BackupAccount]
         do {
-            document = try await onOwnThread {
+            let document = try await onOwnThread {
                 try BackupDocument.decode(try BackupFile.open(file, passphrase: passphrase))
             }
+            adapted = try restorable(document.accounts, at: Date())
         } catch let error as BackupFileError {
             try await store.audit(event: "restore_refused", peer: peer, subject: nil, detail: error.description)
             logger.warning("restore refused for uid \(peer.uid): \(error)", metadata: ["peer_uid": "\(peer.uid)"])
             throw ServiceError(.invalidArgument, error.description)
-        }
-        let now = Date()
-        let adapted = try document.accounts.map { account in
-            guard let module = modules[account.provider] else {
-                throw ServiceError(.invalidArgument, "the backup holds a \(account.provider.rawValue) account (\(account.id)), which this pushagentd does not support; nothing was restored")
-            }
-            var account = account
-            account.credentials = try module.restoredCredentials(account.credentials, at: now)
-            return account
         }
         let outcomes = try await store.restoreAccounts(adapted)
         let restored = zip(adapted, outcomes).map(describe)
@@ -69,6 +73,23 @@ struct BackupService: Sendable {
         }
         if !added.isEmpty { tokenUpdater.accountsFlagged() }
         return RestoreResponse(accounts: restored)
+    }
+
+    /// The accounts as they will be stored, checked before anything is written as enrollment would have: the first
+    /// that cannot be is refused with everything wrong with it.
+    private func restorable(_ accounts: [BackupAccount], at now: Date) throws(BackupFileError) -> [BackupAccount] {
+        try accounts.map { account throws(BackupFileError) in
+            guard let module = modules[account.provider] else {
+                let supported = modules.all.map(\.provider.rawValue).joined(separator: ", ")
+                throw .unfitAccount(account: account.id, problems: ["this pushagentd does not support \(account.provider.displayName) accounts (it supports \(supported))"])
+            }
+            var problems = account.problems
+            var adapted = account
+            do { adapted.credentials = try module.restoredCredentials(account.credentials, at: now) }
+            catch { problems.append("its \(account.provider.displayName) credentials cannot be read (\(DecodingFailure.summary(error)))") }
+            guard problems.isEmpty else { throw .unfitAccount(account: account.id, problems: problems) }
+            return adapted
+        }
     }
 
     private func describe(_ account: BackupAccount, _ outcome: AccountRestoreOutcome) -> RestoredAccount {

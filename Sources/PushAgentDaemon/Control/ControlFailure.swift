@@ -14,6 +14,7 @@ enum ControlFailure {
         case .forbidden: .forbidden
         case .unavailable: .serviceUnavailable
         case .upstream: .badGateway
+        case .busy: .tooManyRequests
         }
     }
 
@@ -45,6 +46,7 @@ enum ControlFailure {
         case .forbidden: .forbidden
         case .unavailable: .unavailable
         case .upstream: .upstream
+        case .busy: .busy
         }
     }
 }

@@ -2,6 +2,7 @@ import ControlWire
 import Foundation
 import Hummingbird
 import Logging
+import PushAgentCore
 
 /// Refuses browsers (any Origin/Referer: no web page may drive the authenticator) and renders every error as
 /// the control API's `{"error": {"code", "message"}}`.
@@ -51,16 +52,6 @@ extension Request {
         let buffer = try await collectBody(limit: limit)
         let data = buffer.readableBytes == 0 ? Data("{}".utf8) : Data(buffer.readableBytesView)
         do { return try ControlJSON.decoder().decode(T.self, from: data) }
-        catch { throw ControlError(.invalidArgument, "the request body is not valid: \(Self.describe(error))") }
-    }
-
-    private static func describe(_ error: any Error) -> String {
-        switch error {
-        case DecodingError.keyNotFound(let key, _): "missing field '\(key.stringValue)'"
-        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context),
-             DecodingError.dataCorrupted(let context):
-            context.codingPath.isEmpty ? "not JSON" : "field '\(context.codingPath.map(\.stringValue).joined(separator: "."))' has a bad value"
-        default: "\(error)"
-        }
+        catch { throw ControlError(.invalidArgument, "the request body is not valid: \(DecodingFailure.summary(error))") }
     }
 }

@@ -10,6 +10,9 @@ import PushAgentStore
 protocol ProviderModule: Sendable {
     var provider: Provider { get }
 
+    /// What its stored credentials JSON decodes as: a restored account's must, or it is refused.
+    var credentialsType: any Decodable.Type { get }
+
     /// Where this provider's pushes come from besides the relay (privacyIDEA's servers, polled).
     var pushSources: [any PushSource] { get }
 
@@ -47,7 +50,8 @@ protocol ProviderModule: Sendable {
     func isBoundToMachine(credentials: Data) -> Bool
 
     /// The credentials to store for an account restored from another machine's backup (a bound account's say that
-    /// its binding is broken, so its pushes and codes are refused with the reason).
+    /// its binding is broken, so its pushes and codes are refused with the reason). Throws the decoding error when
+    /// they are not this provider's: the account would be dead, and the provider blamed for it.
     func restoredCredentials(_ credentials: Data, at now: Date) throws -> Data
 }
 
@@ -64,7 +68,10 @@ extension ProviderModule {
 
     func isBoundToMachine(credentials: Data) -> Bool { false }
 
-    func restoredCredentials(_ credentials: Data, at now: Date) throws -> Data { credentials }
+    func restoredCredentials(_ credentials: Data, at now: Date) throws -> Data {
+        _ = try JSONDecoder().decode(credentialsType, from: credentials)
+        return credentials
+    }
 
     /// PlusAuth and Hyphen publish no call that changes a registered device's push token.
     func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws

@@ -1,3 +1,5 @@
+import ConnectionGuards
+import Foundation
 import Logging
 import NIOCore
 import Synchronization
@@ -12,8 +14,7 @@ final class PeerConnectionLimiter: Sendable {
 
     private struct State {
         var open: [UInt32: Int] = [:]
-        /// Uids refused since they were last under the bound: each is logged once, not once per connection.
-        var refusing: Set<UInt32> = []
+        var refusals = RefusalLog<UInt32>()
     }
 
     init(perUID: Int, logger: Logger) {
@@ -23,17 +24,22 @@ final class PeerConnectionLimiter: Sendable {
 
     /// Counts a new connection of `uid` unless it already has `perUID` open; an admitted connection is released
     /// when it closes.
-    func admit(_ channel: any Channel, uid: UInt32) -> Bool {
-        let (admitted, firstRefusal) = state.withLock { state -> (Bool, Bool) in
+    func admit(_ channel: any Channel, uid: UInt32, now: Date = Date()) -> Bool {
+        let (admitted, line) = state.withLock { state -> (Bool, RefusalLog<UInt32>.Line?) in
             let open = state.open[uid, default: 0]
-            guard open < perUID else { return (false, state.refusing.insert(uid).inserted) }
+            guard open < perUID else { return (false, state.refusals.refusal(of: uid, at: now)) }
             state.open[uid] = open + 1
-            return (true, false)
+            return (true, nil)
         }
         if admitted {
             channel.closeFuture.whenComplete { _ in self.release(uid) }
-        } else if firstRefusal {
-            logger.warning("uid \(uid) has \(perUID) control connections open, the most one user may have (control_connections_per_uid): its new ones are refused until some close")
+        }
+        switch line {
+        case .first:
+            logger.warning("uid \(uid) has \(perUID) control connections open, the most one user may have (control_connections_per_uid): its new ones are refused until some close (logged once; later refusals are counted)")
+        case .summary(let count, let seconds):
+            logger.warning("uid \(uid): \(count) more control connection(s) refused in the last \(seconds) s, over the bound of \(perUID) (control_connections_per_uid)")
+        case nil: break
         }
         return admitted
     }
@@ -42,7 +48,6 @@ final class PeerConnectionLimiter: Sendable {
         state.withLock { state in
             let open = state.open[uid, default: 1] - 1
             state.open[uid] = open > 0 ? open : nil
-            if open < perUID { state.refusing.remove(uid) }
         }
     }
 

@@ -5,6 +5,8 @@ struct ServiceError: Error, CustomStringConvertible {
         case notFound, conflict, expired, invalidArgument, forbidden, unavailable
         /// The provider refused or could not be reached.
         case upstream
+        /// Not now: other work holds what this needs, or a caller tried too often; the message says when to retry.
+        case busy
     }
 
     let kind: Kind

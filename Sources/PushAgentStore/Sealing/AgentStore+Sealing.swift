@@ -11,9 +11,7 @@ extension AgentStore {
     static func prepareSealing(_ pool: DatabasePool, _ sealer: SecretSealer, path: String) throws {
         let sealedNow = try pool.write { db -> Bool in
             if let keyID = try String.fetchOne(db, sql: "SELECT key_id FROM sealing") {
-                guard keyID == sealer.key.id else {
-                    throw SealingError("the secrets in \(path) were sealed with another key than this \(sealer.key.source.rawValue) (\(sealer.key.id.prefix(8)), sealed with \(keyID.prefix(8))): the store was copied from another machine or its key was lost. Put the original key back, or move the store aside and restore a backup (pushctl restore)")
-                }
+                try checkSealed(with: sealer.key, found: keyID, path: path)
                 return false
             }
             try sealClearSecrets(db, sealer)
@@ -27,6 +25,28 @@ extension AgentStore {
                 try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)")
             }
         }
+    }
+
+    /// Before anything is written (a new key file, a migration): a store already sealed under another key than
+    /// `key` is refused, and left as it was.
+    static func checkExistingStore(at path: String, sealedWith key: SealingKey) throws {
+        guard FileManager.default.fileExists(atPath: path) else { return }
+        var configuration = Configuration()
+        configuration.readonly = true
+        let keyID = try DatabaseQueue(path: path, configuration: configuration).read { db in
+            try db.tableExists("sealing") ? String.fetchOne(db, sql: "SELECT key_id FROM sealing") : nil
+        }
+        if let keyID { try checkSealed(with: key, found: keyID, path: path) }
+    }
+
+    private static func checkSealed(with key: SealingKey, found keyID: String, path: String) throws {
+        guard keyID != key.id else { return }
+        let store = "the secrets in \(path) were sealed with"
+        let why = "the store was copied from another machine or its key was lost. Put the original key back, or move the store aside and restore a backup (pushctl restore)"
+        guard let keyFile = key.unwrittenKeyFile else {
+            throw SealingError("\(store) another key than this \(key.source.rawValue) (\(key.id.prefix(8)), sealed with \(keyID.prefix(8))): \(why)")
+        }
+        throw SealingError("\(store) a key that is not here (no \(SealingKey.keyFileName): \(keyFile) is missing; sealed with \(keyID.prefix(8))): \(why); nothing was written")
     }
 
     private static func sealClearSecrets(_ db: Database, _ sealer: SecretSealer) throws {

@@ -18,6 +18,9 @@ public struct SealingKey: Sendable {
 
     let key: SymmetricKey
     public let source: Source
+    /// A key file made now and not written yet: the store writes it once it knows it needs a new key, so that a
+    /// store sealed under another key is refused with nothing written beside it (`written()`).
+    let unwrittenKeyFile: String?
 
     /// Names the key without revealing it: the store records it, so that a store opened with another key (copied
     /// from another machine, a lost credential) is refused before anything is read or written.
@@ -26,13 +29,14 @@ public struct SealingKey: Sendable {
         return digest.prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
-    init(key: SymmetricKey, source: Source) {
+    init(key: SymmetricKey, source: Source, unwrittenKeyFile: String? = nil) {
         self.key = key
         self.source = source
+        self.unwrittenKeyFile = unwrittenKeyFile
     }
 
     /// The systemd credential when `credentialsDirectory` holds one, else the key file in `stateDirectory`, made on
-    /// first use.
+    /// first use (written by the store that uses it, `written()`).
     public static func load(credentialsDirectory: String?, stateDirectory: String) throws -> SealingKey {
         if let credentialsDirectory {
             let path = credentialsDirectory + "/" + credentialName
@@ -56,7 +60,9 @@ public struct SealingKey: Sendable {
 
     static func keyFile(in directory: String) throws -> SealingKey {
         let path = directory + "/" + keyFileName
-        if !FileManager.default.fileExists(atPath: path) { try createKeyFile(at: path) }
+        if !FileManager.default.fileExists(atPath: path) {
+            return SealingKey(key: SymmetricKey(size: .bits256), source: .keyFile, unwrittenKeyFile: path)
+        }
         var status = stat()
         guard stat(path, &status) == 0 else { throw SealingError("cannot read \(path): \(String(cString: strerror(errno)))") }
         guard status.st_mode & 0o077 == 0 else {
@@ -72,22 +78,33 @@ public struct SealingKey: Sendable {
         return SealingKey(key: SymmetricKey(data: key), source: .keyFile)
     }
 
-    /// O_EXCL with mode 0600 from the start: the key is never readable by others, not even for a moment.
-    private static func createKeyFile(at path: String) throws {
+    /// This key with its key file written, if it was made now; the key file another process wrote meanwhile wins.
+    func written() throws -> SealingKey {
+        guard let path = unwrittenKeyFile else { return self }
+        guard try Self.createKeyFile(at: path, holding: key) else {
+            return try Self.keyFile(in: (path as NSString).deletingLastPathComponent)
+        }
+        return SealingKey(key: key, source: source)
+    }
+
+    /// O_EXCL with mode 0600 from the start: the key is never readable by others, not even for a moment. False when
+    /// the file exists already.
+    private static func createKeyFile(at path: String, holding key: SymmetricKey) throws -> Bool {
         try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent,
                                                 withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else {
-            if errno == EEXIST { return }
+            if errno == EEXIST { return false }
             throw SealingError("cannot create \(path): \(String(cString: strerror(errno)))")
         }
         defer { close(descriptor) }
-        let text = Array((SymmetricKey(size: .bits256).withUnsafeBytes { Data($0) }.base64EncodedString() + "\n").utf8)
+        let text = Array((key.withUnsafeBytes { Data($0) }.base64EncodedString() + "\n").utf8)
         guard write(descriptor, text, text.count) == text.count, fsync(descriptor) == 0 else {
             let reason = String(cString: strerror(errno))
             unlink(path)
             throw SealingError("cannot write \(path): \(reason)")
         }
+        return true
     }
 
     private static func readText(_ path: String, what: String) throws -> String {

@@ -97,7 +97,7 @@ import Testing
     @Test func absurdScryptParametersAreRefusedBeforeScryptRuns() throws {
         var file = try Self.sealed()
         file[19] = 30   // log2(N): 2^30 · 128 bytes
-        #expect(open(file) == .failure(.kdfOutOfBounds("N = 2^30, r = 1, p = 1")))
+        #expect(open(file) == .failure(.kdfOutOfBounds("N = 2^30, r = 1, p = 1: 131072 MiB")))
         file = try Self.sealed()
         file[23] = 64   // r = 64 with N = 2^10: fine for memory, but outside the accepted r
         let refused = if case .failure(.kdfOutOfBounds) = open(file) { true } else { false }
@@ -116,5 +116,34 @@ import Testing
         #expect(bound.bindsToMachine && bound.restoredElsewhere(at: now).brokenAt == now)
         let unbound = PlusAuthBinding(enrolledIdentity: "old")
         #expect(!unbound.bindsToMachine && unbound.restoredElsewhere(at: now) == unbound)
+    }
+}
+
+/// Issue 24: what a restore reads is bounded and every refusal says what was found.
+extension BackupFileTests {
+    /// Before: 256 MiB was accepted, and a few restores at once took the machine's memory.
+    @Test func scryptCostAboveTheCeilingIsRefusedSayingBoth() throws {
+        var file = try Self.sealed()
+        file[19] = 18   // log2(N)
+        file[23] = 8    // r: 128 · 2^18 · 8 = 256 MiB
+        guard case .failure(let error) = open(file), case .kdfOutOfBounds = error else {
+            Issue.record("accepted: \(open(file))")
+            return
+        }
+        #expect(error.description.contains("N = 2^18, r = 8, p = 1: 256 MiB"), "\(error)")
+        #expect(error.description.contains("at most 64 MiB"), "\(error)")
+    }
+
+    /// Before: Swift's `DecodingError` dump.
+    @Test func anUnknownProviderIsNamedWithItsAccountAndTheKnownOnes() throws {
+        let json = String(decoding: Self.document, as: UTF8.self)
+            .replacingOccurrences(of: #""provider":"forgerock""#, with: #""provider":"okta""#)
+        #expect {
+            try BackupDocument.decode(Data(json.utf8))
+        } throws: { error in
+            let text = "\(error)"
+            return text.contains("acc_1") && text.contains("\"okta\"")
+                && text.contains("hyphen, plusauth, forgerock, privacyidea") && !text.contains("DecodingError")
+        }
     }
 }

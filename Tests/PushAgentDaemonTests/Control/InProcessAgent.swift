@@ -18,7 +18,8 @@ struct InProcessAgent {
 
     var store: AgentStore { agent.store }
 
-    static func with(_ body: (InProcessAgent) async throws -> Void) async throws {
+    static func with(configure: (inout AgentConfig) -> Void = { _ in },
+                     _ body: (InProcessAgent) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("agent-\(UUID())").path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -27,6 +28,7 @@ struct InProcessAgent {
         config.socketPath = directory + "/pushagentd.sock"
         // An answer to an unreachable provider is returned while still being sent, not after its retries.
         config.answerWaitSeconds = 0.2
+        configure(&config)
         let logger = Logger(label: "in-process-agent")
         let agent = AgentServices(store: try AgentStore(directory: directory), config: LiveConfig(config), logger: logger)
         let (listening, ready) = AsyncStream.makeStream(of: Void.self)

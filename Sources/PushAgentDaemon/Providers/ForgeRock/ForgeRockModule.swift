@@ -13,6 +13,7 @@ struct ForgeRockModule: ProviderModule {
     }
 
     var provider: Provider { .forgerock }
+    var credentialsType: any Decodable.Type { ForgeRockCredentials.self }
     var updatesPushToken: Bool { true }
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {

@@ -14,6 +14,7 @@ struct HyphenModule: ProviderModule {
     let logger: Logger
 
     var provider: Provider { .hyphen }
+    var credentialsType: any Decodable.Type { HyphenCredentials.self }
 
     init(_ context: ProviderContext) {
         store = context.store

@@ -21,6 +21,7 @@ struct PlusAuthModule: ProviderModule {
     }
 
     var provider: Provider { .plusauth }
+    var credentialsType: any Decodable.Type { PlusAuthCredentials.self }
 
     private var settings: PlusAuthSettings { config.current.providers.plusAuth }
 

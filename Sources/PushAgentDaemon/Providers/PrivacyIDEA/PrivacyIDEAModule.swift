@@ -21,6 +21,7 @@ struct PrivacyIDEAModule: ProviderModule {
     }
 
     var provider: Provider { .privacyidea }
+    var credentialsType: any Decodable.Type { PrivacyIDEACredentials.self }
     var updatesPushToken: Bool { true }
     var pushSources: [any PushSource] { [polling] }
 
