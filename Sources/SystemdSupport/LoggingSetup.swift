@@ -1,4 +1,4 @@
-import Glibc
+import Foundation
 import Logging
 import Synchronization
 
@@ -13,14 +13,15 @@ public enum LoggingSetup {
     /// Installs the process-wide log handler. Every Logger reports under `label` (the program name), so
     /// `journalctl -t <label>` also finds what libraries log, at `level` until `ProcessLogLevel.current` changes.
     /// swift-log traps on a second `LoggingSystem.bootstrap`, so later calls here do nothing.
-    public static func bootstrap(label: String, level: Logger.Level) {
+    public static func bootstrap(label: String, level: Logger.Level,
+                                 environment: [String: String] = ProcessInfo.processInfo.environment) {
         guard bootstrapped.compareExchange(expected: false, desired: true, ordering: .acquiringAndReleasing).exchanged
         else { return }
-        let stderrIsJournal = StandardError.isJournalStream()
+        let stderrIsJournal = StandardError.isJournalStream(environment: environment)
         let backend = choose(
-            forced: environment("PUSHAGENT_LOG_FORMAT"),
+            forced: environment["PUSHAGENT_LOG_FORMAT"],
             stderrIsJournal: stderrIsJournal,
-            invocationID: environment("INVOCATION_ID"),
+            invocationID: environment["INVOCATION_ID"],
             journalSocketExists: access(Journald.socketPath, F_OK) == 0)
         ProcessLogLevel.current = level
         LoggingSystem.bootstrap { _ in
@@ -46,9 +47,5 @@ public enum LoggingSetup {
         }
         let underSystemd = stderrIsJournal || !(invocationID ?? "").isEmpty
         return underSystemd && journalSocketExists ? .journal : .console
-    }
-
-    private static func environment(_ name: String) -> String? {
-        getenv(name).map { String(cString: $0) }
     }
 }

@@ -1,4 +1,4 @@
-import Glibc
+import Foundation
 
 enum StandardError {
     /// One write per line where possible, so lines from concurrent tasks don't interleave.
@@ -16,11 +16,10 @@ enum StandardError {
 
     /// systemd sets JOURNAL_STREAM to the `device:inode` of the stream it connected; a child whose stderr
     /// was redirected inherits the variable, so only a matching fd 2 counts.
-    static func isJournalStream() -> Bool {
+    static func isJournalStream(environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         var info = stat()
         guard fstat(STDERR_FILENO, &info) == 0 else { return false }
-        let value = getenv("JOURNAL_STREAM").map { String(cString: $0) }
-        return journalStream(value, matchesDevice: UInt64(info.st_dev), inode: UInt64(info.st_ino))
+        return journalStream(environment["JOURNAL_STREAM"], matchesDevice: UInt64(info.st_dev), inode: UInt64(info.st_ino))
     }
 
     static func journalStream(_ value: String?, matchesDevice device: UInt64, inode: UInt64) -> Bool {

@@ -1,5 +1,5 @@
 import CSystemd
-import Glibc
+import Foundation
 
 /// The `sd_notify` protocol for `Type=notify` units.
 ///
@@ -13,7 +13,11 @@ public enum SystemdNotifier {
 
     @discardableResult
     public static func ready(status: String? = nil) -> Bool {
-        notify(["READY=1", status.map(statusLine)].compactMap { $0 }.joined(separator: "\n"))
+        notify(readyMessage(status: status))
+    }
+
+    static func readyMessage(status: String?) -> String {
+        ["READY=1", status.map(statusLine)].compactMap { $0 }.joined(separator: "\n")
     }
 
     @discardableResult
@@ -35,17 +39,24 @@ public enum SystemdNotifier {
     /// CLOCK_MONOTONIC time sent with RELOADING=1 (`Type=notify-reload` relies on it); older managers ignore it.
     @discardableResult
     public static func reloading() -> Bool {
+        notify(reloadingMessage())
+    }
+
+    static func reloadingMessage() -> String {
         var now = timespec()
         clock_gettime(CLOCK_MONOTONIC, &now)
         let usec = UInt64(now.tv_sec) * 1_000_000 + UInt64(now.tv_nsec) / 1_000
-        return notify("RELOADING=1\nMONOTONIC_USEC=\(usec)")
+        return "RELOADING=1\nMONOTONIC_USEC=\(usec)"
     }
 
     /// `WatchdogSec=` as passed in WATCHDOG_USEC, or nil when the watchdog is off or meant for another
-    /// process (WATCHDOG_PID). Ping with `watchdog()` at half this interval.
-    public static func watchdogInterval() -> Duration? {
-        var usec: UInt64 = 0
-        guard sd_watchdog_enabled(0, &usec) > 0 else { return nil }
+    /// process (WATCHDOG_PID), read as sd_watchdog_enabled(3) reads them. Ping with `watchdog()` at half this
+    /// interval. The environment is a parameter so that tests never change the process's own: setenv in a process
+    /// whose other threads start programs (reading `environ` meanwhile) crashed the test run.
+    public static func watchdogInterval(environment: [String: String] = ProcessInfo.processInfo.environment,
+                                        pid: pid_t = getpid()) -> Duration? {
+        guard let text = environment["WATCHDOG_USEC"], let usec = UInt64(text), usec > 0 else { return nil }
+        if let owner = environment["WATCHDOG_PID"], pid_t(owner) != pid { return nil }
         return .microseconds(usec)
     }
 

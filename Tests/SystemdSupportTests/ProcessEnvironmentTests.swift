@@ -3,74 +3,53 @@ import Logging
 import Testing
 @testable import SystemdSupport
 
-/// Everything that reads or sets process-wide environment variables, one test at a time.
-@Suite(.serialized) struct ProcessEnvironmentTests {
-    @Test func readyDeliversToNotifySocket() throws {
-        let listener = try DatagramListener()
-        defer { listener.close() }
-        let sent = withEnvironment(["NOTIFY_SOCKET": listener.path]) {
-            SystemdNotifier.ready(status: "serving 2 accounts")
-        }
-        #expect(sent)
-        #expect(try listener.receive() == "READY=1\nSTATUS=serving 2 accounts")
+/// What the process reads from its environment, given as a parameter: a test never changes the process's own, since
+/// setenv while other tests' threads start programs (Foundation's Process reads `environ`) crashed the test run.
+/// Delivery to a real NOTIFY_SOCKET is `make test-systemd`'s (Type=notify under systemd).
+struct ProcessEnvironmentTests {
+    @Test func readyCarriesItsStatusOnALineOfItsOwn() {
+        #expect(SystemdNotifier.readyMessage(status: "serving 2 accounts") == "READY=1\nSTATUS=serving 2 accounts")
+        #expect(SystemdNotifier.readyMessage(status: nil) == "READY=1")
     }
 
-    @Test func statusCannotInjectAssignments() throws {
-        let listener = try DatagramListener()
-        defer { listener.close() }
-        withEnvironment(["NOTIFY_SOCKET": listener.path]) {
-            _ = SystemdNotifier.status("degraded\nREADY=1")
-        }
-        #expect(try listener.receive() == "STATUS=degraded READY=1")
+    @Test func statusCannotInjectAssignments() {
+        #expect(SystemdNotifier.statusLine("degraded\nREADY=1") == "STATUS=degraded READY=1")
     }
 
     @Test func reloadingCarriesMonotonicTime() throws {
-        let listener = try DatagramListener()
-        defer { listener.close() }
-        withEnvironment(["NOTIFY_SOCKET": listener.path]) {
-            _ = SystemdNotifier.reloading()
-        }
-        let lines = try listener.receive().split(separator: "\n")
+        let lines = SystemdNotifier.reloadingMessage().split(separator: "\n")
         #expect(lines.first == "RELOADING=1")
         let usec = try #require(lines.last?.split(separator: "=").last.flatMap { UInt64($0) })
         #expect(usec > 0)
     }
 
-    @Test func notifyWithoutSocketIsNoOp() {
-        withEnvironment(["NOTIFY_SOCKET": nil]) {
-            #expect(!SystemdNotifier.ready(status: "x"))
-            #expect(!SystemdNotifier.watchdog())
-        }
+    @Test(.enabled(if: getenv("NOTIFY_SOCKET") == nil, "run outside a Type=notify unit"))
+    func notifyWithoutSocketIsNoOp() {
+        #expect(!SystemdNotifier.ready(status: "x"))
+        #expect(!SystemdNotifier.watchdog())
     }
 
     @Test func watchdogInterval() {
-        withEnvironment(["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(getpid())"]) {
-            #expect(SystemdNotifier.watchdogInterval() == .seconds(3))
-        }
-        withEnvironment(["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(getpid() + 1)"]) {
-            #expect(SystemdNotifier.watchdogInterval() == nil)
-        }
-        withEnvironment(["WATCHDOG_USEC": nil, "WATCHDOG_PID": nil]) {
-            #expect(SystemdNotifier.watchdogInterval() == nil)
-        }
+        let pid = getpid()
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(pid)"], pid: pid) == .seconds(3))
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "3000000"], pid: pid) == .seconds(3), "no PID: ours")
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "3000000", "WATCHDOG_PID": "\(pid + 1)"], pid: pid) == nil)
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "0"], pid: pid) == nil)
+        #expect(SystemdNotifier.watchdogInterval(environment: ["WATCHDOG_USEC": "soon"], pid: pid) == nil)
+        #expect(SystemdNotifier.watchdogInterval(environment: [:], pid: pid) == nil)
     }
 
     @Test func stderrJournalStreamDetection() {
         var info = stat()
         #expect(fstat(STDERR_FILENO, &info) == 0)
-        withEnvironment(["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]) {
-            #expect(StandardError.isJournalStream())
-        }
-        withEnvironment(["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"]) {
-            #expect(!StandardError.isJournalStream())
-        }
+        #expect(StandardError.isJournalStream(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino)"]))
+        #expect(!StandardError.isJournalStream(environment: ["JOURNAL_STREAM": "\(info.st_dev):\(info.st_ino + 1)"]))
+        #expect(!StandardError.isJournalStream(environment: [:]))
     }
 
     @Test func bootstrapTwiceIsHarmless() {
-        withEnvironment(["PUSHAGENT_LOG_FORMAT": "console"]) {
-            LoggingSetup.bootstrap(label: "pushagentd", level: .debug)
-            LoggingSetup.bootstrap(label: "other", level: .info)
-        }
+        LoggingSetup.bootstrap(label: "pushagentd", level: .debug, environment: ["PUSHAGENT_LOG_FORMAT": "console"])
+        LoggingSetup.bootstrap(label: "other", level: .info, environment: ["PUSHAGENT_LOG_FORMAT": "console"])
         let logger = Logger(label: "some.library")
         let handler = logger.handler as? SharedLevelLogHandler<ConsoleLogHandler>
         #expect(handler?.base.label == "pushagentd")
@@ -79,18 +58,4 @@ import Testing
         #expect(logger.logLevel == .notice, "a reload's level applies to loggers made before it")
         ProcessLogLevel.current = .debug
     }
-}
-
-/// Sets (or, for nil, unsets) variables for the duration of `body`, then restores the previous values.
-private func withEnvironment<T>(_ variables: [String: String?], _ body: () throws -> T) rethrows -> T {
-    let saved = variables.keys.map { ($0, getenv($0).map { String(cString: $0) }) }
-    defer {
-        for (name, value) in saved { set(name, value) }
-    }
-    for (name, value) in variables { set(name, value) }
-    return try body()
-}
-
-private func set(_ name: String, _ value: String?) {
-    if let value { setenv(name, value, 1) } else { unsetenv(name) }
 }
