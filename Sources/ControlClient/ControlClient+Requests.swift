@@ -11,7 +11,7 @@ extension ControlClient {
     public func request(_ id: String, wait: Int = 0) async throws -> TwoFactorRequest {
         let seconds = min(max(wait, 0), RequestsResponse.maximumWait)
         // The daemon holds the call up to `wait`: the client must wait longer than that.
-        let patient = ControlClient(socketPath: socketPath, timeout: .seconds(seconds + 15))
+        let patient = ControlClient(socketPath: socketPath, searched: searched, timeout: .seconds(seconds + 15))
         return try await patient.get("/v1/requests/\(escape(id))?wait=\(seconds)")
     }
 

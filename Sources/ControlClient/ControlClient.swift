@@ -5,8 +5,8 @@ import PushAgentCore
 
 /// Why a control call failed, in the terms pushctl turns into exit codes.
 public enum ControlClientError: Error, CustomStringConvertible {
-    /// The daemon could not be reached at all.
-    case unreachable(socketPath: String, cause: String)
+    /// The daemon could not be reached at all. `searched`: every place looked at, when nobody named the socket.
+    case unreachable(socketPath: String, cause: String, searched: [String] = [])
     /// The daemon answered with an error body.
     case api(status: Int, ControlError)
     /// The daemon answered something that is not the control API.
@@ -14,11 +14,20 @@ public enum ControlClientError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .unreachable(let path, let cause):
-            "cannot reach pushagentd at \(path): \(cause). \(Self.unreachableHint(socketPath: path))"
+        case .unreachable(let path, let cause, let searched):
+            "cannot reach pushagentd at \(path): \(cause). "
+                + Self.otherPlaces(searched, besides: path) + Self.unreachableHint(socketPath: path)
         case .api(_, let error): error.message
         case .badResponse(let what): "unexpected answer from pushagentd: \(what)"
         }
+    }
+
+    /// The other places looked at and what each held: "no daemon" says nothing unless it says where.
+    static func otherPlaces(_ searched: [String], besides path: String) -> String {
+        let others = searched.filter { $0 != path }
+        guard !others.isEmpty else { return "" }
+        return "Also looked at: " + others.map { "\($0) (\(SocketProbe.problem(at: $0) ?? "a socket that accepts connections"))" }
+            .joined(separator: ", ") + ". "
     }
 
     /// A socket this user may not open needs group membership, not a daemon start.
@@ -35,13 +44,33 @@ public enum ControlClientError: Error, CustomStringConvertible {
 /// The client library for pushagentd's control API; pushctl is a thin face over it.
 public struct ControlClient: Sendable {
     public let socketPath: String
+    /// The places `ControlSocket.resolve` looked at, for an error that lists them.
+    public let searched: [String]
     private let http: CurlHTTPClient
     private let timeout: Duration
 
-    public init(socketPath: String, http: CurlHTTPClient = .shared, timeout: Duration = .seconds(30)) {
+    public init(socketPath: String, searched: [String] = [], http: CurlHTTPClient = .shared, timeout: Duration = .seconds(30)) {
         self.socketPath = socketPath
+        self.searched = searched
         self.http = http
         self.timeout = timeout
+    }
+
+    /// The socket `ControlSocket.resolve` finds (`explicit` wins), remembering where it looked.
+    public init(resolving explicit: String?, http: CurlHTTPClient = .shared) {
+        let resolution = ControlSocket.resolve(explicit: explicit)
+        self.init(socketPath: resolution.path, searched: resolution.searched, http: http)
+    }
+
+    /// Says why the socket could not be used, in the socket's terms rather than curl's ("port 80").
+    func unreachable(_ error: HTTPClientError) -> ControlClientError {
+        let cause: String
+        if case .timedOut = error {
+            cause = "it accepted the connection but did not answer in time"
+        } else {
+            cause = SocketProbe.problem(at: socketPath) ?? "\(error)"
+        }
+        return .unreachable(socketPath: socketPath, cause: cause, searched: searched)
     }
 
     public func status() async throws -> StatusResponse { try await get("/v1/status") }
@@ -94,7 +123,7 @@ public struct ControlClient: Sendable {
                                   timeout: .seconds(100 * 365 * 86_400), connectTimeout: .seconds(3))
         let response: HTTPStreamResponse
         do { response = try await http.stream(request) }
-        catch let error as HTTPClientError { throw ControlClientError.unreachable(socketPath: socketPath, cause: "\(error)") }
+        catch let error as HTTPClientError { throw unreachable(error) }
         guard response.status == 200 else {
             var body = Data()
             for try await chunk in response.body { body.append(chunk) }
@@ -131,7 +160,7 @@ public struct ControlClient: Sendable {
                                   connectTimeout: .seconds(3))
         let response: HTTPResponse
         do { response = try await http.send(request) }
-        catch let error as HTTPClientError { throw ControlClientError.unreachable(socketPath: socketPath, cause: "\(error)") }
+        catch let error as HTTPClientError { throw unreachable(error) }
         guard (200..<300).contains(response.status) else { throw Self.failure(status: response.status, body: response.body) }
         return response.body
     }

@@ -1,20 +1,63 @@
 import Foundation
 
-/// Where the control socket is (docs/design.md §4): `--socket`/`PUSHAGENT_SOCKET`, else the user service's, else the system's.
+/// Where the control socket is (docs/control-api.md, "Socket"): `--socket`/`PUSHAGENT_SOCKET`, else the first that
+/// exists of the places a user's daemon listens and the system's.
 public enum ControlSocket {
     public static let systemPath = "/run/pushagent/pushagentd.sock"
 
+    /// Where a user's daemon listens by default: in its runtime directory, or, without one (after `su`, over plain
+    /// ssh, in cron), beside its state: `${XDG_STATE_HOME:-~/.local/state}/pushagent/pushagentd.sock`.
     public static func userPath(environment: [String: String]) -> String? {
-        guard let runtime = environment["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }
-        return runtime + "/pushagent/pushagentd.sock"
+        if let runtime = xdgDirectory("XDG_RUNTIME_DIR", environment) { return runtime + "/pushagent/pushagentd.sock" }
+        return userStatePath(environment: environment)
     }
 
-    /// The socket a client should use: an explicit path wins; otherwise the user socket if a user daemon runs, else the system one.
+    static func userStatePath(environment: [String: String]) -> String? {
+        guard let state = xdgDirectory("XDG_STATE_HOME", environment) ?? environment["HOME"].map({ $0 + "/.local/state" }) else {
+            return nil
+        }
+        return state + "/pushagent/pushagentd.sock"
+    }
+
+    /// The places a client looks, in order. Not as root: the user's runtime directory (`$XDG_RUNTIME_DIR`, or
+    /// `/run/user/UID` when the variable is unset but the session's directory is there), then beside the user's
+    /// state; then the system's, for everyone.
+    public static func searchOrder(environment: [String: String], uid: uid_t = getuid()) -> [String] {
+        var places: [String] = []
+        if uid != 0 {
+            let runtime = xdgDirectory("XDG_RUNTIME_DIR", environment) ?? "/run/user/\(uid)"
+            places.append(runtime + "/pushagent/pushagentd.sock")
+            if let state = userStatePath(environment: environment) { places.append(state) }
+        }
+        places.append(systemPath)
+        return places
+    }
+
+    /// The socket a client should use, and the places it looked (empty when it was told where).
+    public struct Resolution: Sendable, Equatable {
+        public var path: String
+        public var searched: [String]
+    }
+
+    public static func resolve(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
+                               uid: uid_t = getuid(),
+                               exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> Resolution {
+        if let explicit, !explicit.isEmpty { return Resolution(path: explicit, searched: []) }
+        if let fromEnvironment = environment["PUSHAGENT_SOCKET"], !fromEnvironment.isEmpty {
+            return Resolution(path: fromEnvironment, searched: [])
+        }
+        let places = searchOrder(environment: environment, uid: uid)
+        return Resolution(path: places.first(where: exists) ?? systemPath, searched: places)
+    }
+
     public static func clientPath(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                                   exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String {
-        if let explicit, !explicit.isEmpty { return explicit }
-        if let fromEnv = environment["PUSHAGENT_SOCKET"], !fromEnv.isEmpty { return fromEnv }
-        if getuid() != 0, let user = userPath(environment: environment), exists(user) { return user }
-        return systemPath
+        resolve(explicit: explicit, environment: environment, exists: exists).path
+    }
+
+    /// The XDG base directory spec ignores relative paths.
+    private static func xdgDirectory(_ name: String, _ environment: [String: String]) -> String? {
+        guard let value = environment[name], value.hasPrefix("/") else { return nil }
+        return value
     }
 }

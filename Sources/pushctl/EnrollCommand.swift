@@ -8,7 +8,7 @@ struct Enroll: AsyncParsableCommand {
         abstract: "Enroll an account from its QR-code URI (pushauth://, mfauth://, …) or a picture of the QR code.",
         discussion: """
         The URI holds the account's shared secret. Give it on stdin (`pushctl enroll - < uri.txt`, or paste it at \
-        the prompt) or in a file (--uri-file): a URI given as an argument can be read by every local user in the \
+        the prompt, which plain `pushctl enroll` at a terminal shows; it is not echoed) or in a file (--uri-file): a URI given as an argument can be read by every local user in the \
         process list (ps, /proc/PID/cmdline) while pushctl runs, so that form prints a warning. Whitespace around \
         the URI is ignored; an empty input or more than one URI is refused.
         """)

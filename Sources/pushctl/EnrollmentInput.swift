@@ -15,14 +15,19 @@ enum EnrollmentInput {
     /// `pushctl enroll -`
     static let standardInputMarker = "-"
 
-    /// The one source the flags name; none or several is a usage error.
-    init(argument: String?, uriFile: String?, qrImage: String?) throws(ValidationError) {
+    /// The one source the flags name; none is stdin at a terminal (the URI is asked for) and a usage error
+    /// elsewhere; several is a usage error.
+    init(argument: String?, uriFile: String?, qrImage: String?, interactive: Bool = isatty(STDIN_FILENO) != 0) throws(ValidationError) {
         let sources: [EnrollmentInput] = [
             argument.map { $0 == Self.standardInputMarker ? .standardInput : .argument($0) },
             uriFile.map(EnrollmentInput.file),
             qrImage.map(EnrollmentInput.qrImage),
         ].compactMap { $0 }
         guard let source = sources.first else {
+            if interactive {
+                self = .standardInput
+                return
+            }
             throw ValidationError("give the URI on stdin (`pushctl enroll -`), in a file (--uri-file PATH), "
                                   + "or as a picture of the QR code (--qr IMAGE)")
         }
@@ -77,10 +82,10 @@ enum EnrollmentInput {
     }
 
     private static func readStandardInput() throws -> String {
-        // At a terminal, one pasted line is the whole input; a pipe or file is read to its end.
+        // At a terminal, one pasted line is the whole input, not shown (it holds the account's secret); a pipe or
+        // file is read to its end.
         if isatty(STDIN_FILENO) != 0 {
-            FileHandle.standardError.write(Data("Paste the enrollment URI and press Enter: ".utf8))
-            return readLine() ?? ""
+            return try PasswordInput.ask("Paste the enrollment URI (it is not shown) and press Enter: ")
         }
         return try read(FileHandle.standardInput, origin: "stdin")
     }

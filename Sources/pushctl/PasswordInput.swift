@@ -16,10 +16,12 @@ enum PasswordInput {
         }
         var silent = saved
         silent.c_lflag &= ~tcflag_t(ECHO)
-        FileHandle.standardError.write(Data(prompt.utf8))
+        // Echo off before the prompt shows: what is typed (or pasted) at the prompt at once is neither shown nor
+        // discarded with the input TCSAFLUSH drops.
         guard tcsetattr(STDIN_FILENO, TCSAFLUSH, &silent) == 0 else {
             throw ValidationError("cannot turn off the terminal's echo to read it: \(String(cString: strerror(errno)))")
         }
+        FileHandle.standardError.write(Data(prompt.utf8))
         defer {
             tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved)
             // The Enter that ended the password was not echoed.

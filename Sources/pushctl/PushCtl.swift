@@ -27,7 +27,7 @@ struct PushCtl: AsyncParsableCommand {
 }
 
 struct GlobalOptions: ParsableArguments {
-    @Option(help: "Control socket (default: $PUSHAGENT_SOCKET, the user daemon's, else /run/pushagent/pushagentd.sock).")
+    @Option(help: "Control socket (default: $PUSHAGENT_SOCKET, else the first that exists of the user daemon's ($XDG_RUNTIME_DIR/pushagent/, then ~/.local/state/pushagent/) and /run/pushagent/pushagentd.sock).")
     var socket: String?
     @Flag(help: "Print the API's JSON.") var json = false
 
@@ -52,7 +52,7 @@ struct GlobalOptions: ParsableArguments {
         return Array(path) + globals + rest.dropFirst(path.count)
     }
 
-    var client: ControlClient { ControlClient(socketPath: ControlSocket.clientPath(explicit: socket)) }
+    var client: ControlClient { ControlClient(resolving: socket) }
 
     /// Runs a control call and turns its failure into a message on stderr and the documented exit code.
     func run(_ body: (ControlClient) async throws -> Void) async throws {

@@ -18,6 +18,34 @@ struct PushCtlCLITests {
         #expect(result.stderr.contains("running"), "says what to check: \(result.stderr)")
     }
 
+    /// Issue 25: "cannot reach" showed curl's "Failed to connect to localhost port 80". It now says what is at the
+    /// socket's path (nothing, or a socket nobody listens on) and, when nobody named the socket, every place looked at.
+    @Test func unreachableSaysWhyInTheSocketsTermsAndWhereItLooked() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pushctl-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let missing = try await pushctl(["--socket", directory + "/none.sock", "status"])
+        #expect(missing.status == 3)
+        #expect(missing.stderr.contains("no socket there") && !missing.stderr.contains("port 80"), "\(missing.stderr)")
+
+        let stale = directory + "/stale.sock"
+        close(try ListeningSocket.unix(at: stale))
+        let refused = try await pushctl(["--socket", stale, "status"])
+        #expect(refused.status == 3)
+        #expect(refused.stderr.contains("connection refused: nothing listens on it"), "\(refused.stderr)")
+
+        // Not root, no runtime directory, nobody named the socket: the user's places first, then the system's.
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: directory)
+        let searched = try await CommandResult.run("/usr/bin/setpriv", [
+            "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/env", "-i", "HOME=\(directory)",
+            Binaries.path("pushctl"), "status"])
+        #expect(searched.status == 3, "\(searched.stderr)")
+        for place in ["/run/user/65534/pushagent/pushagentd.sock", directory + "/.local/state/pushagent/pushagentd.sock",
+                      "/run/pushagent/pushagentd.sock"] {
+            #expect(searched.stderr.contains(place), "names \(place): \(searched.stderr)")
+        }
+    }
+
     @Test func globalOptionsReachNestedCommands() async throws {
         let socket = FileManager.default.temporaryDirectory.appendingPathComponent("no-daemon-\(UUID()).sock").path
         let result = try await pushctl(["--socket", socket, "--json", "hyphen", "signin", "--account", "acc", "--credential", "c"])

@@ -1,3 +1,4 @@
+import ControlWire
 import Foundation
 @testable import PushAgentDaemon
 import PushAgentCore
@@ -21,6 +22,45 @@ struct ConfigLoaderTests {
         #expect(config.stateDirectory == "/home/alice/.local/state/pushagent")
         #expect(config.socketPath == "/run/user/1000/pushagent/pushagentd.sock")
         #expect(config.relayURL == "http://relay:8470", "a trailing slash is dropped")
+    }
+
+    /// Issue 25: `--config /dev/null --check-config` said "cannot read config file /dev/null: Success".
+    @Test func anEmptyConfigFromDevNullIsReadAndAMissingOneNamesWhy() throws {
+        let config = try ConfigLoader.load(overrides(config: "/dev/null", relay: "http://relay:8470"), environment: [:], isRoot: true)
+        #expect(config.relayURL == "http://relay:8470")
+        let missing = "/nonexistent-\(UUID())/pushagentd.toml"
+        let error = #expect(throws: ConfigError.self) {
+            try ConfigLoader.load(overrides(config: missing, relay: "http://relay:8470"), environment: [:], isRoot: true)
+        }
+        #expect(error?.description == "cannot read config file \(missing): No such file or directory")
+    }
+
+    /// Issue 25: without XDG_RUNTIME_DIR (after `su`, plain ssh, cron) the user daemon listens beside its state,
+    /// and pushctl looked only in /run/pushagent. Both now take the place from ControlSocket.
+    @Test func withoutARuntimeDirectoryDaemonAndClientMeetBesideTheState() throws {
+        let environment = ["HOME": "/home/alice"]
+        let config = try ConfigLoader.load(overrides(relay: "http://relay:8470"), environment: environment, isRoot: false)
+        #expect(config.socketPath == "/home/alice/.local/state/pushagent/pushagentd.sock")
+        #expect(ControlSocket.userPath(environment: environment) == config.socketPath)
+        let found = ControlSocket.resolve(explicit: nil, environment: environment, uid: 1000) { $0 == config.socketPath }
+        #expect(found.path == config.socketPath)
+        #expect(found.searched == [
+            "/run/user/1000/pushagent/pushagentd.sock", "/home/alice/.local/state/pushagent/pushagentd.sock",
+            ControlSocket.systemPath,
+        ], "the runtime directory's usual place, the state's, the system's")
+    }
+
+    @Test func theSearchOrderPutsTheUsersDaemonFirstAndAnExplicitSocketWins() {
+        let environment = ["HOME": "/home/alice", "XDG_RUNTIME_DIR": "/run/user/1000", "XDG_STATE_HOME": "/srv/state"]
+        #expect(ControlSocket.searchOrder(environment: environment, uid: 1000) == [
+            "/run/user/1000/pushagent/pushagentd.sock", "/srv/state/pushagent/pushagentd.sock", ControlSocket.systemPath,
+        ])
+        #expect(ControlSocket.searchOrder(environment: environment, uid: 0) == [ControlSocket.systemPath], "root uses the system's")
+        #expect(ControlSocket.resolve(explicit: nil, environment: environment, uid: 1000) { _ in false }.path == ControlSocket.systemPath)
+        let explicit = ControlSocket.resolve(explicit: "/x.sock", environment: environment, uid: 1000) { _ in true }
+        #expect(explicit.path == "/x.sock" && explicit.searched.isEmpty, "told where: nothing searched")
+        #expect(ControlSocket.resolve(explicit: nil, environment: environment.merging(["PUSHAGENT_SOCKET": "/y.sock"]) { $1 },
+                                      uid: 1000) { _ in true }.path == "/y.sock")
     }
 
     @Test func systemModeUsesSystemPaths() throws {

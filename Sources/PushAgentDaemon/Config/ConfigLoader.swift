@@ -32,12 +32,8 @@ public enum ConfigLoader {
         var config = AgentConfig.defaults(systemMode: systemMode, environment: environment)
         let file = overrides.configFile.map { ConfigPaths.absolute($0, relativeTo: workingDirectory) }
             ?? (systemMode ? systemConfigFile : userConfigFile(environment))
-        if let file {
-            if let text = try? String(contentsOfFile: file, encoding: .utf8) {
-                try config.apply(toml: text, file: file)
-            } else if overrides.configFile != nil {
-                throw ConfigError("cannot read config file \(file): \(String(cString: strerror(errno)))")
-            }
+        if let file, let text = try readConfigFile(file, required: overrides.configFile != nil) {
+            try config.apply(toml: text, file: file)
         }
         try config.apply(environment: environment, workingDirectory: workingDirectory)
         let flags: [(String, String?)] = [
@@ -62,6 +58,24 @@ public enum ConfigLoader {
             throw ConfigError("relay_url is not set: give --relay URL, PUSHAGENT_RELAY_URL, or relay_url in \(file ?? "the config file")")
         }
         return config
+    }
+
+    /// The file's text; nil for a default file that is not there. Read as a stream, so that `/dev/null` (an empty
+    /// config, which `String(contentsOfFile:)` refused, blaming errno 0: "Success") and pipes work too.
+    static func readConfigFile(_ file: String, required: Bool) throws(ConfigError) -> String? {
+        guard let handle = FileHandle(forReadingAtPath: file) else {
+            let reason = String(cString: strerror(errno))
+            if !required, errno == ENOENT { return nil }
+            throw ConfigError("cannot read config file \(file): \(reason)")
+        }
+        defer { try? handle.close() }
+        let data: Data
+        do { data = try handle.readToEnd() ?? Data() }
+        catch { throw ConfigError("cannot read config file \(file): \(error.localizedDescription)") }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigError("config file \(file) is not UTF-8 text")
+        }
+        return text
     }
 
     static func userConfigFile(_ environment: [String: String]) -> String? {

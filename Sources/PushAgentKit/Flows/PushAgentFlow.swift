@@ -15,7 +15,7 @@ public struct PushAgentFlow: StepUpFlow {
 
     /// `socketPath` nil: `PUSHAGENT_SOCKET`, the user daemon's socket, else the system one.
     public init(socketPath: String? = nil, totpAccount: String? = nil, ttlSeconds: Int = 120, http: CurlHTTPClient = .shared) {
-        client = ControlClient(socketPath: ControlSocket.clientPath(explicit: socketPath), http: http)
+        client = ControlClient(resolving: socketPath, http: http)
         self.totpAccount = totpAccount
         self.ttlSeconds = ttlSeconds
     }
