@@ -56,7 +56,7 @@ struct PostgresOutageTests {
 
         let seen = load.outcomes.withLock { $0 }
         #expect(seen.unanswered.isEmpty, "every request ends within its deadline: \(seen.unanswered.prefix(5))")
-        #expect(seen.longest < .seconds(8), "the database's 5 s deadline, and some scheduling: \(seen.longest)")
+        #expect(seen.longest < .seconds(12), "the database's 5 s deadline, and a loaded machine's scheduling: \(seen.longest)")
         #expect(seen.statuses.keys.allSatisfy { [200, 503].contains($0) }, "only stored or retryable: \(seen.statuses)")
         #expect(seen.statuses[503, default: 0] > 0, "the outage was seen: \(seen.statuses)")
         #expect(seen.retryAfterMissing == 0, "every 503 says when to retry")
