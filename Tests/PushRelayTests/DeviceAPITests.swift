@@ -50,10 +50,10 @@ struct DeviceAPITests {
         try await withRelay(on: backend) { relay in
             let latencies = try await wakeLatencies(sender: relay, poller: relay, device: try await relay.register())
             let best = try #require(latencies.min())
-            // Alone the PostgreSQL backend answers in 3–6 ms; inside the full parallel suite on 2 CPUs its server
-            // has taken 0.5 s, still far from the 10 s wait a poll that missed its wake-up would take.
-            let bound: Duration = backend == .sqlite ? .milliseconds(500) : .seconds(2)
-            #expect(best < bound, "poll answers after the send: \(latencies)")
+            // Alone either backend answers in a few milliseconds; inside the full parallel suite on 2 CPUs the best of
+            // three has taken 0.6 s (SQLite, a clean-clone CI run), still far from the 10 s wait a poll that missed
+            // its wake-up would take.
+            #expect(best < .seconds(2), "poll answers after the send: \(latencies)")
         }
     }
 
