@@ -20,7 +20,7 @@ struct DeviceAPIError: Error, Equatable {
     }
 
     func response() throws -> RelayResponse {
-        try jsonResponse(status, ["error": ["code": code, "message": message]]).retryable(status == .serviceUnavailable)
+        try jsonResponse(status, ["error": ["code": code, "message": message]])
     }
 }
 
@@ -82,8 +82,7 @@ struct FCMError: Error, Equatable {
         try jsonResponse(
             HTTPResponse.Status(code: httpStatus),
             Body(error: .init(code: httpStatus, message: message, status: status,
-                              details: errorCode.map { [.init(errorCode: $0)] }))
-        ).retryable(httpStatus == 503)
+                              details: errorCode.map { [.init(errorCode: $0)] })))
     }
 }
 
@@ -105,25 +104,17 @@ struct OAuthError: Error, Equatable {
         description: "the relay's database is not answering; retry in \(StoreUnavailable.retryAfterSeconds) s")
 
     func response() throws -> RelayResponse {
-        let unavailable = self == .temporarilyUnavailable
-        return try jsonResponse(unavailable ? .serviceUnavailable : .badRequest, ["error": error, "error_description": description])
-            .retryable(unavailable)
+        try jsonResponse(self == .temporarilyUnavailable ? .serviceUnavailable : .badRequest,
+                         ["error": error, "error_description": description])
     }
 }
 
-extension RelayResponse {
-    /// A 503 says when to come back (RFC 9110 §10.2.3), which FCM's and Google's client libraries honour.
-    func retryable(_ unavailable: Bool) -> RelayResponse {
-        guard unavailable else { return self }
-        var response = self
-        response.headers[.retryAfter] = String(StoreUnavailable.retryAfterSeconds)
-        return response
-    }
-}
-
+/// Every API's error body goes out through here. A 503 says when to come back (RFC 9110 §10.2.3), which FCM's and
+/// Google's client libraries honour.
 func jsonResponse(_ status: HTTPResponse.Status, _ value: some Encodable) throws -> RelayResponse {
     var headers = HTTPFields()
     headers[.contentType] = "application/json"
+    if status == .serviceUnavailable { headers[.retryAfter] = String(StoreUnavailable.retryAfterSeconds) }
     return RelayResponse(status: status, headers: headers, body: try jsonBody(value))
 }
 

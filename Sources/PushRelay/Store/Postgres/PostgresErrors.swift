@@ -34,7 +34,8 @@ struct PostgresErrorText {
 extension PSQLError {
     /// Whether a retry, on another connection or a little later, may succeed: the connection broke, the server is
     /// shutting down, starting, recovering or out of connections, it is a standby (a failover in progress), the
-    /// transaction lost a serialization race, or a statement or lock timeout the operator set cut it short. Anything else (a constraint, a bug) fails again.
+    /// transaction lost a serialization race, or a statement or lock timeout the operator set cut it short.
+    /// Anything else (a constraint, a bug) fails again.
     var isTransient: Bool {
         switch code {
         case .serverClosedConnection, .clientClosedConnection, .connectionError, .uncleanShutdown, .poolClosed,
