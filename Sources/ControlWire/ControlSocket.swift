@@ -8,14 +8,21 @@ public enum ControlSocket {
     /// Where a user's daemon listens by default: in its runtime directory, or, without one (after `su`, over plain
     /// ssh, in cron), beside its state: `${XDG_STATE_HOME:-~/.local/state}/pushagent/pushagentd.sock`.
     public static func userPath(environment: [String: String]) -> String? {
-        if let runtime = xdgDirectory("XDG_RUNTIME_DIR", environment) { return runtime + "/pushagent/pushagentd.sock" }
-        return userStatePath(environment: environment)
+        runtimePath(environment: environment) ?? userStatePath(environment: environment)
+    }
+
+    /// `$XDG_RUNTIME_DIR/pushagent/pushagentd.sock`; nil without a runtime directory.
+    public static func runtimePath(environment: [String: String]) -> String? {
+        XDGBaseDirectory.path("XDG_RUNTIME_DIR", in: environment).map(inRuntimeDirectory)
+    }
+
+    private static func inRuntimeDirectory(_ directory: String) -> String {
+        directory + "/pushagent/pushagentd.sock"
     }
 
     static func userStatePath(environment: [String: String]) -> String? {
-        guard let state = xdgDirectory("XDG_STATE_HOME", environment) ?? environment["HOME"].map({ $0 + "/.local/state" }) else {
-            return nil
-        }
+        let state = XDGBaseDirectory.path("XDG_STATE_HOME", in: environment) ?? environment["HOME"].map { $0 + "/.local/state" }
+        guard let state else { return nil }
         return state + "/pushagent/pushagentd.sock"
     }
 
@@ -25,8 +32,7 @@ public enum ControlSocket {
     public static func searchOrder(environment: [String: String], uid: uid_t = getuid()) -> [String] {
         var places: [String] = []
         if uid != 0 {
-            let runtime = xdgDirectory("XDG_RUNTIME_DIR", environment) ?? "/run/user/\(uid)"
-            places.append(runtime + "/pushagent/pushagentd.sock")
+            places.append(runtimePath(environment: environment) ?? inRuntimeDirectory("/run/user/\(uid)"))
             if let state = userStatePath(environment: environment) { places.append(state) }
         }
         places.append(systemPath)
@@ -53,11 +59,5 @@ public enum ControlSocket {
     public static func clientPath(explicit: String?, environment: [String: String] = ProcessInfo.processInfo.environment,
                                   exists: (String) -> Bool = { FileManager.default.fileExists(atPath: $0) }) -> String {
         resolve(explicit: explicit, environment: environment, exists: exists).path
-    }
-
-    /// The XDG base directory spec ignores relative paths.
-    private static func xdgDirectory(_ name: String, _ environment: [String: String]) -> String? {
-        guard let value = environment[name], value.hasPrefix("/") else { return nil }
-        return value
     }
 }

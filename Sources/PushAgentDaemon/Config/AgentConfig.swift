@@ -1,3 +1,4 @@
+import ControlWire
 import Foundation
 import Logging
 import PushAgentCore
@@ -52,10 +53,10 @@ public struct AgentConfig: Sendable, Equatable {
         let home = environment["HOME"] ?? NSHomeDirectory()
         let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
             ?? (systemMode ? "/var/lib/pushagent"
-                : (ConfigPaths.xdgDirectory("XDG_STATE_HOME", in: environment) ?? home + "/.local/state") + "/pushagent")
-        let socketPath = systemMode ? "/run/pushagent/pushagentd.sock"
-            : ConfigPaths.xdgDirectory("XDG_RUNTIME_DIR", in: environment).map { $0 + "/pushagent/pushagentd.sock" }
-            ?? stateDirectory + "/pushagentd.sock"
+                : (XDGBaseDirectory.path("XDG_STATE_HOME", in: environment) ?? home + "/.local/state") + "/pushagent")
+        // Where ControlSocket's search order looks (docs/control-api.md, "Socket").
+        let socketPath = systemMode ? ControlSocket.systemPath
+            : ControlSocket.runtimePath(environment: environment) ?? stateDirectory + "/pushagentd.sock"
         return AgentConfig(
             relayURL: nil, relayRegistrationKey: nil, deviceName: ProcessInfo.processInfo.hostName,
             stateDirectory: stateDirectory, socketPath: socketPath, operators: [], logLevel: .info,

@@ -1,3 +1,4 @@
+import ControlWire
 import Foundation
 
 /// Builds the effective configuration: defaults for the mode, then the file, the environment, and the flags.
@@ -45,7 +46,7 @@ public enum ConfigLoader {
         }
         if !overrides.operators.isEmpty { config.operators = overrides.operators }
         if overrides.stateDirectory != nil, overrides.socketPath == nil, environment["PUSHAGENT_SOCKET"] == nil,
-           !systemMode, ConfigPaths.xdgDirectory("XDG_RUNTIME_DIR", in: environment) == nil {
+           !systemMode, ControlSocket.runtimePath(environment: environment) == nil {
             config.socketPath = config.stateDirectory + "/pushagentd.sock"
         }
         guard config.socketPath.utf8.count <= ConfigPaths.maximumSocketPathBytes else {
@@ -79,7 +80,7 @@ public enum ConfigLoader {
     }
 
     static func userConfigFile(_ environment: [String: String]) -> String? {
-        let base = ConfigPaths.xdgDirectory("XDG_CONFIG_HOME", in: environment) ?? environment["HOME"].map { $0 + "/.config" }
+        let base = XDGBaseDirectory.path("XDG_CONFIG_HOME", in: environment) ?? environment["HOME"].map { $0 + "/.config" }
         return base.map { $0 + "/pushagent/pushagentd.toml" }
     }
 }

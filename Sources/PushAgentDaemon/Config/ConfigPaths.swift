@@ -14,9 +14,4 @@ enum ConfigPaths {
     static func absolute(_ path: String, relativeTo directory: String) -> String {
         URL(fileURLWithPath: path, relativeTo: URL(fileURLWithPath: directory, isDirectory: true)).standardizedFileURL.path
     }
-
-    /// An XDG base directory from the environment, when set and absolute: the XDG spec has relative values ignored.
-    static func xdgDirectory(_ name: String, in environment: [String: String]) -> String? {
-        environment[name].flatMap { $0.hasPrefix("/") ? $0 : nil }
-    }
 }
