@@ -17,13 +17,24 @@
 struct notify_bus {
     sd_bus *bus;
     sd_bus_slot *slot;
+    sd_bus_slot *owner_slot;
+    // The unique name of the server owning DEST now (NULL: none). Notification ids are that server's, and only it
+    // may press buttons: a signal from any other connection on the bus is dropped.
+    char *owner;
     notify_bus_signal_fn on_signal;
     void *context;
 };
 
+static void set_owner(notify_bus *self, const char *owner) {
+    free(self->owner);
+    self->owner = owner && *owner ? strdup(owner) : NULL;
+}
+
 static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
     (void)ret_error;
     notify_bus *self = userdata;
+    const char *sender = sd_bus_message_get_sender(m);
+    if (!self->owner || !sender || strcmp(sender, self->owner) != 0) return 0;
     uint32_t id = 0;
     if (sd_bus_message_is_signal(m, IFACE, "ActionInvoked")) {
         const char *action = NULL;
@@ -37,6 +48,16 @@ static int on_message(sd_bus_message *m, void *userdata, sd_bus_error *ret_error
     return 0;
 }
 
+static int on_owner_changed(sd_bus_message *m, void *userdata, sd_bus_error *ret_error) {
+    (void)ret_error;
+    notify_bus *self = userdata;
+    const char *name = NULL, *old_owner = NULL, *new_owner = NULL;
+    if (sd_bus_message_read(m, "sss", &name, &old_owner, &new_owner) < 0 || strcmp(name, DEST) != 0) return 0;
+    set_owner(self, new_owner);
+    self->on_signal(self->context, NOTIFY_BUS_SERVER_CHANGED, 0, self->owner, 0);
+    return 0;
+}
+
 int notify_bus_open(notify_bus **out, notify_bus_signal_fn on_signal, void *context) {
     notify_bus *self = calloc(1, sizeof *self);
     if (!self) return -ENOMEM;
@@ -45,6 +66,21 @@ int notify_bus_open(notify_bus **out, notify_bus_signal_fn on_signal, void *cont
     int r = sd_bus_open_user(&self->bus);
     if (r >= 0)
         r = sd_bus_match_signal(self->bus, &self->slot, NULL, PATH, IFACE, NULL, on_message, self);
+    if (r >= 0)
+        r = sd_bus_add_match(self->bus, &self->owner_slot,
+                             "type='signal',sender='org.freedesktop.DBus',path='/org/freedesktop/DBus',"
+                             "interface='org.freedesktop.DBus',member='NameOwnerChanged',arg0='" DEST "'",
+                             on_owner_changed, self);
+    // After the match, so that a change from here on is seen: the server there now, if any.
+    if (r >= 0) {
+        sd_bus_message *reply = NULL;
+        const char *owner = NULL;
+        if (sd_bus_call_method(self->bus, "org.freedesktop.DBus", "/org/freedesktop/DBus", "org.freedesktop.DBus",
+                               "GetNameOwner", NULL, &reply, "s", DEST) >= 0 &&
+            sd_bus_message_read(reply, "s", &owner) >= 0)
+            set_owner(self, owner);
+        sd_bus_message_unref(reply);
+    }
     if (r < 0) {
         notify_bus_close(self);
         return r;
@@ -56,7 +92,9 @@ int notify_bus_open(notify_bus **out, notify_bus_signal_fn on_signal, void *cont
 void notify_bus_close(notify_bus *self) {
     if (!self) return;
     sd_bus_slot_unref(self->slot);
+    sd_bus_slot_unref(self->owner_slot);
     sd_bus_flush_close_unref(self->bus);
+    free(self->owner);
     free(self);
 }
 
@@ -80,7 +118,7 @@ static int append_hint(sd_bus_message *m, const char *key, char type, const void
 int notify_bus_notify(notify_bus *self, const char *app_name, uint32_t replaces_id, const char *icon,
                       const char *summary, const char *body, const char *const *actions, size_t action_count,
                       uint8_t urgency, int resident, int transient, int32_t expire_timeout_ms,
-                      uint32_t *id_out, char *error, size_t error_size) {
+                      uint32_t *id_out, char **server_out, char *error, size_t error_size) {
     sd_bus_message *m = NULL, *reply = NULL;
     sd_bus_error e = SD_BUS_ERROR_NULL;
     int yes = 1;
@@ -97,6 +135,12 @@ int notify_bus_notify(notify_bus *self, const char *app_name, uint32_t replaces_
     if (r >= 0) r = sd_bus_message_append(m, "i", expire_timeout_ms);
     if (r >= 0) r = sd_bus_call(self->bus, m, 0, &e, &reply);
     if (r >= 0) r = sd_bus_message_read(reply, "u", id_out);
+    // The answering server: an activated one may answer before its NameOwnerChanged is dispatched.
+    if (r >= 0) {
+        const char *sender = sd_bus_message_get_sender(reply);
+        *server_out = strdup(sender ? sender : "");
+        if (!*server_out) r = -ENOMEM;
+    }
     if (r < 0) r = fail(r, &e, error, error_size);
     sd_bus_error_free(&e);
     sd_bus_message_unref(reply);

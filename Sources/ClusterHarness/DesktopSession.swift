@@ -6,8 +6,8 @@ import Synchronization
 /// (dbus-monitor); a button is pressed the way a user does, through dunst's context menu (`dunstctl context`),
 /// whose menu program is a script here that picks the wanted line.
 public final class DesktopSession: Sendable {
-    public static let programs = ["/usr/bin/Xvfb", "/usr/bin/dbus-daemon", "/usr/bin/dbus-monitor", "/usr/bin/dunst",
-                                  "/usr/bin/dunstctl"]
+    public static let programs = ["/usr/bin/Xvfb", "/usr/bin/dbus-daemon", "/usr/bin/dbus-monitor", "/usr/bin/dbus-send",
+                                  "/usr/bin/dunst", "/usr/bin/dunstctl"]
     public static var missingPrograms: [String] { programs.filter { !FileManager.default.isExecutableFile(atPath: $0) } }
 
     public let directory: String
@@ -65,10 +65,42 @@ public final class DesktopSession: Sendable {
         try await startBus()
     }
 
+    /// Kills the notification server and starts another on the same bus, running `whileDown` in between: what a
+    /// notifier sees when the user's notification daemon crashes or is restarted.
+    public func restartServer(whileDown: () async throws -> Void = {}) async throws {
+        guard let (daemon, server) = bus.withLock({ $0 }) else { throw HarnessError("the session bus is not running") }
+        await Self.kill(server)
+        try await eventually("the notifications' name is released") {
+            (try? await self.dunstctl(["count", "displayed"]))?.status != 0
+        }
+        try await whileDown()
+        try await startServer(on: daemon)
+    }
+
     private func startBus() async throws {
         unlink(directory + "/bus")  // a killed daemon leaves its socket behind
+        // A session bus that starts no service by itself (no service directory with a file in it), so that the test,
+        // not D-Bus activation, decides when a notification server runs.
+        let config = directory + "/session-bus.conf"
+        try FileManager.default.createDirectory(atPath: directory + "/no-services", withIntermediateDirectories: true)
+        try """
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:tmpdir=/tmp</listen>
+          <auth>EXTERNAL</auth>
+          <servicedir>\(directory)/no-services</servicedir>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         let daemon = try ManagedProcess(name: "dbus-daemon", executable: "/usr/bin/dbus-daemon", arguments: [
-            "--session", "--nofork", "--address=\(environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")", "--print-address=1"])
+            "--config-file=\(config)", "--nofork", "--address=\(environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")",
+            "--print-address=1"])
         _ = try await daemon.waitForLine(startingWith: "unix:")
         let monitor = try ManagedProcess(name: "dbus-monitor", executable: "/usr/bin/dbus-monitor",
                                          // Returns carry no interface: they are matched to calls by serial.
@@ -76,6 +108,10 @@ public final class DesktopSession: Sendable {
                                                      "type='method_return'"],
                                          environment: environment)
         monitors.withLock { $0.append(monitor) }
+        try await startServer(on: daemon)
+    }
+
+    private func startServer(on daemon: ManagedProcess) async throws {
         let server = try ManagedProcess(name: "dunst", executable: "/usr/bin/dunst",
                                         arguments: ["-config", directory + "/dunstrc"], environment: environment)
         bus.withLock { $0 = (daemon, server) }
@@ -83,6 +119,23 @@ public final class DesktopSession: Sendable {
             guard server.isRunning else { throw HarnessError("dunst exited:\n\(server.text)") }
             return (try? await self.dunstctl(["count", "displayed"]))?.status == 0
         }
+    }
+
+    /// How many notifications the server shows now.
+    public func displayedCount() async throws -> Int {
+        let count = try await dunstctl(["count", "displayed"])
+        guard count.status == 0, let number = Int(count.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessError("dunstctl count displayed: \(count.stdout)\(count.stderr)")
+        }
+        return number
+    }
+
+    /// Another program on the bus closes notification `id` (CloseNotification): not the user.
+    public func closeFromAnotherClient(_ id: UInt32) async throws {
+        let closed = try await CommandResult.run("/usr/bin/dbus-send", [
+            "--session", "--print-reply", "--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
+            "org.freedesktop.Notifications.CloseNotification", "uint32:\(id)"], environment: environment)
+        guard closed.status == 0 else { throw HarnessError("dbus-send CloseNotification: \(closed.stderr)") }
     }
 
     private func stopBus() async {

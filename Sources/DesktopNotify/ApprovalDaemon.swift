@@ -7,6 +7,8 @@ public protocol ApprovalDaemon: Sendable {
     func events() async throws -> AsyncThrowingStream<ControlEvent, any Error>
     func approvals(state: ApprovalState?) async throws -> [Approval]
     func approval(_ id: String) async throws -> Approval
+    /// For an account's mute, after a fraud report.
+    func accounts() async throws -> [Account]
     /// Approves or denies, as the notification's button said.
     func answer(_ id: String, _ decision: ApprovalNotification.Decision) async throws -> Approval
 }

@@ -1,3 +1,4 @@
+import Foundation
 import PushAgentCore
 
 /// What the desktop shows for an approval, and what its buttons do. Pure, so every kind and fallback is testable
@@ -23,17 +24,29 @@ public enum ApprovalNotification {
             if let value, !value.isEmpty { lines.append("\(name): \(text(value, markup))") }
         }
         let buttons = actions ? self.actions(for: approval) : []
+        lines.append(instruction(for: approval, actions: actions))
         if approval.kind == .verify {
             lines.append("Approving needs your password: run pushctl approve \(approval.id) in a terminal.")
         } else if !actions {
             let number = approval.kind == .number ? " --number N" : ""
             lines.append("Approve: pushctl approve \(approval.id)\(number)   Deny: pushctl deny \(approval.id)")
         }
-        if approval.kind == .number, let numbers = approval.numbers, !actions {
-            lines.append("Pick the number shown at the sign-in: \(numbers.joined(separator: ", "))")
-        }
+        // Each request's text is its own: servers merge notifications whose texts are equal (dunst's
+        // stack_duplicates), and two sign-ins must never become one.
+        lines.append("Request \(approval.id)")
         return DesktopNotification(summary: text(approval.title, false), body: lines.joined(separator: "\n"),
                                    actions: buttons, urgency: .critical, resident: true, expireTimeoutMs: 0)
+    }
+
+    /// What the user is asked to do, which differs by kind.
+    static func instruction(for approval: Approval, actions: Bool) -> String {
+        switch approval.kind {
+        case .number:
+            let numbers = actions ? "" : ": " + (approval.numbers ?? []).map { DisplayText.sanitized($0) }.joined(separator: ", ")
+            return "Pick the number shown at the sign-in\(numbers). Deny if you did not start it."
+        case .verify: return "Confirm it is you, only if you started this sign-in."
+        case .prompt, .stepup: return "Approve only if you started this sign-in."
+        }
     }
 
     /// A number approval can only be approved by picking a number; a verify approval needs the user's password,
@@ -60,17 +73,27 @@ public enum ApprovalNotification {
         }
     }
 
-    /// Shown briefly once the approval is resolved, wherever that happened.
-    public static func result(of approval: Approval, markup: Bool) -> DesktopNotification {
+    /// Shown briefly once the approval is resolved, wherever that happened. `mutedUntil`: the account's mute, after
+    /// a fraud report. Nil when saying anything would mislead: a look-alike request replaced it (the newer one is
+    /// on screen, and the user did nothing).
+    public static func result(of approval: Approval, mutedUntil: Date? = nil, markup: Bool) -> DesktopNotification? {
+        if approval.resolution?.automatic == .superseded { return nil }
+        let fraud = approval.state == .denied && approval.resolution?.reason == .fraud
         let summary = switch approval.state {
         case .approved: "Sign-in approved"
-        case .denied: "Sign-in denied"
+        case .denied: fraud ? "Sign-in denied and reported as fraud" : "Sign-in denied"
         case .expired: "Sign-in request expired"
         default: "Sign-in answer failed"
         }
         var body = text(approval.title, markup)
         if let error = approval.error { body += "\n" + text(error, markup) }
-        return DesktopNotification(summary: summary, body: body, transient: true, expireTimeoutMs: 5000)
+        if fraud {
+            body += "\n" + (mutedUntil.map {
+                "Account muted until \($0.formatted(date: .abbreviated, time: .shortened)): its pushes are denied unseen. "
+                    + "pushctl unmute \(approval.accountId) ends that."
+            } ?? "The account's pushes are denied unseen for a while (pushctl accounts shows until when).")
+        }
+        return DesktopNotification(summary: summary, body: body, transient: true, expireTimeoutMs: fraud ? 10_000 : 5000)
     }
 
     /// The daemon refused a button (not an operator, already answered, expired): why, briefly.

@@ -34,11 +34,19 @@ public struct DesktopNotification: Sendable, Equatable {
     }
 }
 
-/// What the notification server tells us: an action button was pressed, or a notification went away.
+/// What the notification server tells us: an action button was pressed, or a notification went away; and what the
+/// bus tells us: another server took over the notifications' name, or none holds it now (`server` nil).
 public enum NotificationSignal: Sendable, Equatable {
     case actionInvoked(id: UInt32, action: String)
     /// `reason`: 1 expired, 2 dismissed by the user, 3 closed by CloseNotification, 4 other.
     case closed(id: UInt32, reason: UInt32)
+    case serverChanged(server: String?)
+}
+
+/// A notification on screen: its id is only meaningful to the server (a bus connection's unique name) that gave it.
+public struct ShownNotification: Sendable, Equatable {
+    public var id: UInt32
+    public var server: String
 }
 
 public struct NotificationBusError: Error, CustomStringConvertible {

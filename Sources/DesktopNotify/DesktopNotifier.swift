@@ -7,22 +7,37 @@ import PushAgentCore
 /// again to the daemon and to the session bus whenever either goes away.
 public struct DesktopNotifier: Sendable {
     let client: any ApprovalDaemon
+    let waitForBus: Bool
     let log: @Sendable (String) -> Void
 
-    public init(client: any ApprovalDaemon, log: @escaping @Sendable (String) -> Void) {
+    /// `waitForBus`: keep trying when there is no session bus at all (a unit started before the session's bus);
+    /// false: give up at once (a command typed outside a desktop session, where waiting would never end).
+    public init(client: any ApprovalDaemon, waitForBus: Bool, log: @escaping @Sendable (String) -> Void) {
         self.client = client
+        self.waitForBus = waitForBus
         self.log = log
     }
 
-    public func run() async {
+    /// Runs until cancelled; then closes what it showed. Throws only `NoSessionBus`, when not told to wait.
+    public func run() async throws {
+        var connected = false
         while !Task.isCancelled {
             do {
                 let bus = try await NotificationBus.connect()
-                let capabilities = try await bus.capabilities()
-                log("connected to the notification server (\(capabilities.contains("actions") ? "with" : "without") action buttons)")
-                await serve(on: bus, shown: ShownNotifications(bus: bus, client: client, capabilities: capabilities, log: log))
+                connected = true
+                let shown = ShownNotifications(bus: bus, client: client, log: log)
+                await shown.start()
+                await serve(on: bus, shown: shown)
+                if Task.isCancelled {
+                    let closed = await shown.closeAll()
+                    log("stopped; closed \(closed) notification\(closed == 1 ? "" : "s") (their approvals stay pending)")
+                    bus.stop()
+                    return
+                }
+                bus.stop()
                 log("the session bus connection ended; connecting again")
             } catch {
+                guard connected || waitForBus else { throw NoSessionBus(reason: "\(error)") }
                 log("\(error)")
             }
             try? await Task.sleep(for: .seconds(2))
@@ -36,9 +51,12 @@ public struct DesktopNotifier: Sendable {
             group.addTask {
                 for await signal in bus.signals { await shown.handle(signal) }
             }
+            // A Notify that failed (the server was busy or starting) is tried again.
+            group.addTask {
+                while (try? await Task.sleep(for: .seconds(5))) != nil { await shown.showMissing() }
+            }
             await group.next()
             group.cancelAll()
-            bus.stop()
         }
     }
 
@@ -54,15 +72,18 @@ public struct DesktopNotifier: Sendable {
                 for try await event in events {
                     if !live {
                         live = true
+                        let pending = try await client.approvals(state: .pending)
+                        if reported { log("pushagentd: reconnected; \(pending.count) approval\(pending.count == 1 ? "" : "s") pending") }
                         reported = false
-                        await shown.sync(pending: try await client.approvals(state: .pending))
+                        await shown.sync(pending: pending)
                         continue
                     }
                     guard let approval = event.approval else { continue }
                     await shown.update(approval)
                 }
+                throw DaemonStreamEnded()
             } catch {
-                if !reported { log("pushagentd: \(error); trying again") }
+                if !reported, !Task.isCancelled { log("pushagentd: \(error); trying again") }
                 reported = true
             }
             try? await Task.sleep(for: .seconds(1))
@@ -70,79 +91,14 @@ public struct DesktopNotifier: Sendable {
     }
 }
 
-/// The notifications shown on one bus connection, by approval.
-actor ShownNotifications {
-    private struct Entry {
-        var approval: Approval
-        var notificationId: UInt32?
-        var open: Bool
+/// There is no session bus to show notifications on (a terminal outside a desktop session).
+public struct NoSessionBus: Error, CustomStringConvertible {
+    public let reason: String
+    public var description: String {
+        "\(reason)\nnothing to show notifications on: run pushctl notify inside the desktop session (its terminal, or the user unit pushagent-notify.service), or pass --wait to keep trying until a session bus appears"
     }
+}
 
-    private let bus: NotificationBus
-    private let client: any ApprovalDaemon
-    private let actions: Bool
-    private let markup: Bool
-    private let log: @Sendable (String) -> Void
-    private var entries: [String: Entry] = [:]
-
-    init(bus: NotificationBus, client: any ApprovalDaemon, capabilities: Set<String>, log: @escaping @Sendable (String) -> Void) {
-        self.bus = bus
-        self.client = client
-        actions = capabilities.contains("actions")
-        markup = capabilities.contains("body-markup")
-        self.log = log
-    }
-
-    func sync(pending: [Approval]) async {
-        let ids = Set(pending.map(\.id))
-        for approval in pending { await update(approval) }
-        // Resolved while the stream was down: the final state is fetched, so the result is right.
-        for id in entries.filter({ $0.value.open && !ids.contains($0.key) }).keys {
-            if let final = try? await client.approval(id) { await update(final) }
-        }
-    }
-
-    func update(_ approval: Approval) async {
-        if approval.state == .pending {
-            guard entries[approval.id] == nil else { return }
-            entries[approval.id] = Entry(approval: approval, notificationId: nil, open: true)
-            do {
-                let id = try await bus.notify(ApprovalNotification.content(for: approval, actions: actions, markup: markup))
-                entries[approval.id]?.notificationId = id
-            } catch {
-                log("cannot show approval \(approval.id): \(error)")
-            }
-            return
-        }
-        guard approval.state.isFinal, let entry = entries[approval.id], entry.open else { return }
-        entries[approval.id]?.open = false
-        if let id = entry.notificationId { try? await bus.close(id) }
-        _ = try? await bus.notify(ApprovalNotification.result(of: approval, markup: markup))
-    }
-
-    func handle(_ signal: NotificationSignal) async {
-        switch signal {
-        case .closed(let id, _):
-            // Dismissed by the user or closed by us: not shown again, and the approval stays answerable elsewhere.
-            if let key = entries.first(where: { $0.value.notificationId == id })?.key { entries[key]?.notificationId = nil }
-        case .actionInvoked(let id, let key):
-            guard let entry = entries.values.first(where: { $0.notificationId == id }) else { return }
-            guard let decision = ApprovalNotification.decision(forAction: key, of: entry.approval) else {
-                log("ignored action '\(key)' that approval \(entry.approval.id) never offered")
-                return
-            }
-            await answer(entry.approval, decision)
-        }
-    }
-
-    private func answer(_ approval: Approval, _ decision: ApprovalNotification.Decision) async {
-        do {
-            let answered = try await client.answer(approval.id, decision)
-            log("approval \(approval.id): \(answered.state.rawValue) from the notification")
-            await update(answered)
-        } catch {
-            log("approval \(approval.id): \(error)")
-            _ = try? await bus.notify(ApprovalNotification.refusal(of: approval, reason: "\(error)", markup: markup))
-        }
-    }
+private struct DaemonStreamEnded: Error, CustomStringConvertible {
+    var description: String { "its event stream ended (stopped or restarting)" }
 }

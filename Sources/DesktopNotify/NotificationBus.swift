@@ -45,17 +45,21 @@ public final class NotificationBus: Sendable {
         return bus
     }
 
-    public func notify(_ notification: DesktopNotification, replacing id: UInt32 = 0) async throws -> UInt32 {
+    /// Shows `notification`; the answer names the server that showed it, whose id it is.
+    @discardableResult
+    public func notify(_ notification: DesktopNotification, replacing id: UInt32 = 0) async throws -> ShownNotification {
         try await perform { bus, error in
             var newId: UInt32 = 0
+            var server: UnsafeMutablePointer<CChar>?
             let flat = notification.actions.flatMap { [$0.key, $0.label] }
             let status = flat.withCStrings { actions in
                 notify_bus_notify(bus, Self.appName, id, "dialog-password", notification.summary, notification.body,
                                   actions, notification.actions.count, notification.urgency.rawValue,
                                   notification.resident ? 1 : 0, notification.transient ? 1 : 0,
-                                  notification.expireTimeoutMs, &newId, error, 512)
+                                  notification.expireTimeoutMs, &newId, &server, error, 512)
             }
-            return (status, newId)
+            defer { free(server) }
+            return (status, ShownNotification(id: newId, server: server.map { String(cString: $0) } ?? ""))
         }
     }
 
@@ -122,12 +126,16 @@ public final class NotificationBus: Sendable {
         var bus: OpaquePointer?
         let context = Unmanaged.passRetained(signalSink).toOpaque()
         defer { Unmanaged<SignalSink>.fromOpaque(context).release() }
-        let status = notify_bus_open(&bus, { context, kind, id, action, reason in
+        let status = notify_bus_open(&bus, { context, kind, id, text, reason in
             guard let context else { return }
             let sink = Unmanaged<SignalSink>.fromOpaque(context).takeUnretainedValue()
-            sink.deliver(kind == Int32(NOTIFY_BUS_ACTION_INVOKED)
-                ? .actionInvoked(id: id, action: action.map { String(cString: $0) } ?? "")
-                : .closed(id: id, reason: reason))
+            let text = text.map { String(cString: $0) }
+            let signal: NotificationSignal = switch kind {
+            case Int32(NOTIFY_BUS_ACTION_INVOKED): .actionInvoked(id: id, action: text ?? "")
+            case Int32(NOTIFY_BUS_SERVER_CHANGED): .serverChanged(server: text)
+            default: .closed(id: id, reason: reason)
+            }
+            sink.deliver(signal)
         }, context)
         guard status >= 0, let bus else {
             state.withLock { $0.stopped = true }

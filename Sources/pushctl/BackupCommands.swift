@@ -60,7 +60,8 @@ struct Restore: AsyncParsableCommand {
     func run() async throws {
         let backup = try BackupOutput.read(file)
         let passphrase = try PassphraseInput.read(fd: passphraseFD, confirm: false)
-        try await global.run { client in
+        // What the daemon refuses here is the file (wrong passphrase, tampered, newer), not the command line.
+        try await global.run(invalidArgument: ExitStatus.failure) { client in
             let result = try await client.restore(backup: backup, passphrase: passphrase)
             if global.json { return try Output.json(result) }
             if result.accounts.isEmpty { return Output.say("the backup holds no accounts") }

@@ -11,15 +11,35 @@ struct Notify: AsyncParsableCommand {
             Follows the daemon's events and calls org.freedesktop.Notifications on the session bus: one notification \
             per pending approval, with a button per number for number challenges, closed when the approval is \
             answered anywhere. Buttons answer as you, under the daemon's operator rules. Without action support in \
-            the notification server, the text says which pushctl command answers. The user unit \
+            the notification server, the text says which pushctl command answers. Its log lines go to stderr; it \
+            prints nothing on stdout (so no --json). On SIGTERM or Ctrl-C it closes its notifications (the approvals \
+            stay pending). Exit 6 when there is no session bus and --wait is not given. The user unit \
             pushagent-notify.service runs it in a graphical session (systemctl --user enable pushagent-notify).
             """)
-    @OptionGroup var global: GlobalOptions
+    @Option(help: GlobalOptions.socketHelp) var socket: String?
+    @Flag(help: "Without a session bus, keep trying until one appears (what the user unit does) instead of exiting 6.")
+    var wait = false
 
     func run() async throws {
-        await DesktopNotifier(client: global.client) { line in
+        let notifier = DesktopNotifier(client: ControlClient(resolving: socket), waitForBus: wait) { line in
             FileHandle.standardError.write(Data(("pushctl notify: " + line + "\n").utf8))
-        }.run()
+        }
+        let running = Task { try await notifier.run() }
+        // Stopping closes the notifications: a button left on screen would answer nothing.
+        let stops = [SIGTERM, SIGINT].map { number in
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number)
+            source.setEventHandler { running.cancel() }
+            source.resume()
+            return source
+        }
+        defer { stops.forEach { $0.cancel() } }
+        do {
+            try await running.value
+        } catch let error as NoSessionBus {
+            Output.error("notify: \(error)")
+            throw ExitCode(ExitStatus.noSessionBus)
+        }
     }
 }
 

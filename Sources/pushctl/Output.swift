@@ -19,20 +19,6 @@ enum Output {
 
     static func warning(_ message: String) { error("warning: " + message) }
 
-    static func exitCode(for error: ControlClientError) -> Int32 {
-        switch error {
-        case .unreachable: 3
-        case .badResponse: 1
-        case .api(_, let error):
-            switch error.code {
-            case .notFound: 4
-            case .conflict, .expired: 5
-            case .invalidArgument: 1
-            case .forbidden, .unavailable, .upstream, .busy: 1
-            }
-        }
-    }
-
     static func json<T: Encodable>(_ value: T) throws {
         print(terminalSafe(json: String(decoding: try ControlJSON.encoder(pretty: true).encode(value), as: UTF8.self)))
     }

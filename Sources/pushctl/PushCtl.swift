@@ -16,10 +16,7 @@ struct PushCtl: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushctl",
         abstract: "Control pushagentd: list push-MFA requests, approve or deny them, manage accounts.",
-        discussion: """
-        Exit codes: 0 ok, 1 failure, 2 usage, 3 daemon unreachable, 4 not found, 5 conflict or expired.
-        IDs may be given by unique prefix.
-        """,
+        discussion: ExitStatus.table + "\nIDs may be given by unique prefix.",
         version: PushAgentVersion.string,
         subcommands: [Status.self, Accounts.self, Enroll.self, Remove.self, Code.self, List.self, Show.self,
                       Approve.self, Deny.self, Watch.self, Requests.self, Wait.self, History.self, Refresh.self,
@@ -27,8 +24,8 @@ struct PushCtl: AsyncParsableCommand {
 }
 
 struct GlobalOptions: ParsableArguments {
-    @Option(help: "Control socket (default: $PUSHAGENT_SOCKET, else the first that exists of the user daemon's ($XDG_RUNTIME_DIR/pushagent/, then ~/.local/state/pushagent/) and /run/pushagent/pushagentd.sock).")
-    var socket: String?
+    static let socketHelp: ArgumentHelp = "Control socket (default: $PUSHAGENT_SOCKET, else the first that exists of the user daemon's ($XDG_RUNTIME_DIR/pushagent/, then ~/.local/state/pushagent/) and /run/pushagent/pushagentd.sock)."
+    @Option(help: socketHelp) var socket: String?
     @Flag(help: "Print the API's JSON.") var json = false
 
     /// `pushctl --socket S --json list` is the documented form; the parser wants options after the subcommand.
@@ -55,12 +52,15 @@ struct GlobalOptions: ParsableArguments {
     var client: ControlClient { ControlClient(resolving: socket) }
 
     /// Runs a control call and turns its failure into a message on stderr and the documented exit code.
-    func run(_ body: (ControlClient) async throws -> Void) async throws {
+    /// `invalidArgument`: the code for the daemon's invalid_argument, where it is about something else than a value
+    /// given on the command line.
+    func run(invalidArgument: Int32 = ExitStatus.usage, _ body: (ControlClient) async throws -> Void) async throws {
         do {
             try await body(client)
         } catch let error as ControlClientError {
             Output.error(error.description)
-            throw ExitCode(Output.exitCode(for: error))
+            if case .api(_, let api) = error, api.code == .invalidArgument { throw ExitCode(invalidArgument) }
+            throw ExitCode(ExitStatus.forError(error))
         }
     }
 }

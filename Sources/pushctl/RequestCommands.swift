@@ -53,7 +53,7 @@ enum RequestWaiting {
             throw ExitCode.failure
         case .expired:
             Output.error("\(request.id) expired: \(request.error ?? "no answer in time"); start again")
-            throw ExitCode(5)
+            throw ExitCode(ExitStatus.conflictOrExpired)
         }
     }
 }

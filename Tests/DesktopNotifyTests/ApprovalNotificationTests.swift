@@ -61,13 +61,51 @@ struct ApprovalNotificationTests {
         #expect(shown.summary == "Sign in to <Wiki>?", "the summary is never markup")
     }
 
-    @Test func resultsAndRefusalsAreBrief() {
+    @Test func resultsAndRefusalsAreBrief() throws {
         var failed = approval(.prompt, state: .failed)
         failed.error = "AM refused the answer"
-        let result = ApprovalNotification.result(of: failed, markup: false)
+        let result = try #require(ApprovalNotification.result(of: failed, markup: false))
         #expect(result.summary == "Sign-in answer failed" && result.body.contains("AM refused") && result.transient)
-        #expect(ApprovalNotification.result(of: approval(.prompt, state: .approved), markup: false).summary == "Sign-in approved")
+        #expect(ApprovalNotification.result(of: approval(.prompt, state: .approved), markup: false)?.summary == "Sign-in approved")
         #expect(ApprovalNotification.refusal(of: approval(.prompt), reason: "uid 1000 may read but not approve",
                                              markup: false).body.contains("may read but not approve"))
+    }
+
+    /// dunst's stack_duplicates merged a number challenge into a prompt with the same title and message: the
+    /// number challenge's notification was closed and the sign-in lost from the screen.
+    @Test func lookAlikeRequestsHaveTextsOfTheirOwnThatSayWhatToDo() {
+        var prompt = approval(.prompt)
+        prompt.id = "apr_prompt"
+        var challenge = approval(.number, numbers: ["17", "42", "83"])
+        challenge.id = "apr_challenge"
+        let shownPrompt = ApprovalNotification.content(for: prompt, actions: true, markup: false)
+        let shownChallenge = ApprovalNotification.content(for: challenge, actions: true, markup: false)
+        #expect(shownPrompt.summary == shownChallenge.summary)
+        #expect(shownPrompt.body != shownChallenge.body)
+        #expect(shownChallenge.body.contains("Pick the number shown at the sign-in"))
+        #expect(shownPrompt.body.contains("Approve only if you started this sign-in"))
+        var twin = prompt
+        twin.id = "apr_twin"
+        #expect(ApprovalNotification.content(for: twin, actions: true, markup: false).body != shownPrompt.body,
+                "two requests of one kind and text are two notifications too")
+    }
+
+    @Test func aRequestReplacedByALookAlikeSaysNothing() {
+        var superseded = approval(.prompt, state: .denied)
+        superseded.resolution = Resolution(byUid: nil, automatic: .superseded)
+        #expect(ApprovalNotification.result(of: superseded, markup: false) == nil,
+                "not 'Sign-in denied' beside the newer pending request: the user did nothing")
+    }
+
+    @Test func aFraudReportSaysTheAccountIsMutedAndUntilWhen() throws {
+        var reported = approval(.prompt, provider: .plusauth, state: .denied)
+        reported.resolution = Resolution(byUid: 1000, reason: .fraud)
+        let until = Date(timeIntervalSince1970: 1_800_000_000)
+        let result = try #require(ApprovalNotification.result(of: reported, mutedUntil: until, markup: false))
+        #expect(result.summary == "Sign-in denied and reported as fraud")
+        #expect(result.body.contains("Account muted until \(until.formatted(date: .abbreviated, time: .shortened))"))
+        #expect(result.body.contains("pushctl unmute acc_1"))
+        let unknown = try #require(ApprovalNotification.result(of: reported, markup: false))
+        #expect(unknown.body.contains("denied unseen"), "without the account's mute it still says what happened")
     }
 }

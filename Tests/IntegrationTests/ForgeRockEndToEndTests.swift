@@ -41,6 +41,15 @@ struct ForgeRockEndToEndTests {
             let shown = try await cluster.pushctl(["show", String(approval.id.prefix(8))])
             #expect(shown.stdout.contains("user: alice"), "context shown: \(shown.stdout)")
 
+            let withNumber = try await cluster.pushctl(["approve", approval.id, "--number", "42"])
+            #expect(withNumber.status == 2 && withNumber.stderr.contains("takes no number"),
+                    "a number for a prompt is a usage error: \(withNumber.stderr)")
+            _ = try await sim.push(type: "default", message: "A second sign-in, so that apr_ is ambiguous")
+            try await eventually("two are pending") { try await cluster.client.approvals(state: .pending).count == 2 }
+            let ambiguous = try await cluster.pushctl(["approve", "apr_"])
+            #expect(ambiguous.status == 2 && ambiguous.stderr.contains("apr_"), "an ambiguous prefix is a usage error: \(ambiguous.stderr)")
+            #expect(try await cluster.client.approvals(state: .pending).count == 2)
+
             let approve = try await cluster.pushctl(["approve", String(approval.id.prefix(10))])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             #expect(approve.stdout.contains("approved"))
@@ -110,10 +119,10 @@ struct ForgeRockEndToEndTests {
             #expect(approval.numbers == push.numbers)
 
             let withoutNumber = try await cluster.pushctl(["approve", approval.id])
-            #expect(withoutNumber.status == 1)
+            #expect(withoutNumber.status == 2, "a value the daemon refuses is a usage error")
             #expect(withoutNumber.stderr.contains("--number"), "says how to fix it: \(withoutNumber.stderr)")
             let notAChoice = try await cluster.pushctl(["approve", approval.id, "--number", "100"])
-            #expect(notAChoice.status == 1)
+            #expect(notAChoice.status == 2)
             #expect(try await cluster.client.approval(approval.id).state == .pending, "a refused answer changes nothing")
 
             let correct = try #require(push.correctNumber)

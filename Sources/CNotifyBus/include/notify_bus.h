@@ -9,10 +9,12 @@
 typedef struct notify_bus notify_bus;
 
 // Kinds passed to the signal callback.
-enum { NOTIFY_BUS_ACTION_INVOKED = 1, NOTIFY_BUS_NOTIFICATION_CLOSED = 2 };
+enum { NOTIFY_BUS_ACTION_INVOKED = 1, NOTIFY_BUS_NOTIFICATION_CLOSED = 2, NOTIFY_BUS_SERVER_CHANGED = 3 };
 
-// Called from notify_bus_run_once for each signal: `action` is set for ActionInvoked, `reason` for NotificationClosed.
-typedef void (*notify_bus_signal_fn)(void *context, int kind, uint32_t id, const char *action, uint32_t reason);
+// Called from notify_bus_run_once for each signal: `text` is the action for ActionInvoked and the new server's unique
+// name (NULL: none is left) for SERVER_CHANGED (NameOwnerChanged of org.freedesktop.Notifications); `reason` is set
+// for NotificationClosed. ActionInvoked and NotificationClosed are passed on only from the server owning the name.
+typedef void (*notify_bus_signal_fn)(void *context, int kind, uint32_t id, const char *text, uint32_t reason);
 
 // Connects to the user's session bus ($DBUS_SESSION_BUS_ADDRESS, else $XDG_RUNTIME_DIR/bus) and subscribes to the
 // notification server's signals. Returns a negative errno on failure.
@@ -20,11 +22,12 @@ int notify_bus_open(notify_bus **out, notify_bus_signal_fn on_signal, void *cont
 void notify_bus_close(notify_bus *bus);
 
 // org.freedesktop.Notifications.Notify. `actions` holds key, label pairs flattened (2 * action_count strings).
+// `server_out`: the unique name of the server that answered (its ids are its own), to free() by the caller.
 // urgency: 0 low, 1 normal, 2 critical; resident/transient: booleans sent as hints when non-zero.
 int notify_bus_notify(notify_bus *bus, const char *app_name, uint32_t replaces_id, const char *icon,
                       const char *summary, const char *body, const char *const *actions, size_t action_count,
                       uint8_t urgency, int resident, int transient, int32_t expire_timeout_ms,
-                      uint32_t *id_out, char *error, size_t error_size);
+                      uint32_t *id_out, char **server_out, char *error, size_t error_size);
 int notify_bus_close_notification(notify_bus *bus, uint32_t id, char *error, size_t error_size);
 // GetCapabilities: a NULL-terminated array of strings, each and the array freed with free().
 int notify_bus_capabilities(notify_bus *bus, char ***out, char *error, size_t error_size);
