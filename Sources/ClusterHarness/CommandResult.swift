@@ -7,7 +7,8 @@ public struct CommandResult: Sendable {
     public var stderr: String
 
     /// Runs a command to completion; with `asUID`, as that uid (and the same gid) through setpriv (needs root). Its
-    /// stdin is `input` (small: it is written whole before the output is read), or empty. The wait is on a thread of
+    /// stdin is `input` (small: it is written whole before the output is read), or empty. Started by `Spawn`, not
+    /// Foundation's Process (Spawn says why). The wait is on a thread of
     /// its own: the test process's cooperative pool has a thread per core, and two commands blocking them (initdb,
     /// pg_ctl) stalled every other test of the parallel run for half a minute.
     public static func run(_ executable: String, _ arguments: [String], asUID uid: UInt32? = nil,
@@ -23,32 +24,32 @@ public struct CommandResult: Sendable {
 
     private static func runBlocking(_ executable: String, _ arguments: [String], asUID uid: UInt32?, input: String?,
                                     environment extra: [String: String]) throws -> CommandResult {
-        let process = Process()
-        if let uid {
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/setpriv")
-            process.arguments = ["--reuid=\(uid)", "--regid=\(uid)", "--clear-groups", executable] + arguments
-        } else {
-            process.executableURL = URL(fileURLWithPath: executable)
-            process.arguments = arguments
-        }
+        let (program, argv) = uid.map {
+            ("/usr/bin/setpriv", ["--reuid=\($0)", "--regid=\($0)", "--clear-groups", executable] + arguments)
+        } ?? (executable, arguments)
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "PUSHAGENT_SOCKET")
         environment.merge(extra) { $1 }
-        process.environment = environment
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        let stdin = input.map { _ in Pipe() }
-        process.standardInput = stdin ?? FileHandle.nullDevice
-        try process.run()
-        if let stdin, let input {
-            try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
+        let stdin = try Spawn.pipe(), stdout = try Spawn.pipe(), stderr = try Spawn.pipe()
+        let pid: pid_t
+        do {
+            pid = try Spawn.start(program, argv, environment: environment, stdio: (stdin.read, stdout.write, stderr.write))
+        } catch {
+            for fd in [stdin.read, stdin.write, stdout.read, stdout.write, stderr.read, stderr.write] { close(fd) }
+            throw error
         }
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                             stderr: String(decoding: stderr, as: UTF8.self))
+        for fd in [stdin.read, stdout.write, stderr.write] { close(fd) }
+        if let input {
+            let bytes = Array(input.utf8)
+            var written = 0
+            while written < bytes.count {
+                let count = bytes[written...].withUnsafeBytes { write(stdin.write, $0.baseAddress, $0.count) }
+                if count > 0 { written += count } else if errno != EINTR { break }
+            }
+        }
+        close(stdin.write)
+        let (out, err) = Spawn.readAll(stdout.read, stderr.read)
+        return CommandResult(status: Spawn.wait(pid), stdout: String(decoding: out, as: UTF8.self),
+                             stderr: String(decoding: err, as: UTF8.self))
     }
 }

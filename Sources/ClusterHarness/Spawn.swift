@@ -1,0 +1,84 @@
+import Foundation
+
+/// Starts a program with posix_spawn, its stdio the given descriptors and every other descriptor closed in the child
+/// at once (`posix_spawn_file_actions_addclosefrom_np`). Foundation's `Process.run` on Linux lists the parent's
+/// descriptors one by one to close them, and crashed the test process (a heap overflow inside `Process.run`) when
+/// other tests opened hundreds of sockets meanwhile.
+enum Spawn {
+    private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+
+    /// glibc 2.34 has it, but its header declares it only for _GNU_SOURCE, which Swift's Glibc module is not built with.
+    private static let addCloseFrom: AddCloseFrom = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else {
+            fatalError("posix_spawn_file_actions_addclosefrom_np is missing: glibc 2.34 or later is needed")
+        }
+        return unsafeBitCast(symbol, to: AddCloseFrom.self)
+    }()
+
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The child's pid. `stdio`: the descriptors that become its 0, 1 and 2.
+    static func start(_ executable: String, _ arguments: [String], environment: [String: String],
+                      stdio: (Int32, Int32, Int32)) throws -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        for (from, to) in [(stdio.0, 0), (stdio.1, 1), (stdio.2, 2)] {
+            posix_spawn_file_actions_adddup2(&actions, from, Int32(to))
+        }
+        _ = addCloseFrom(&actions, 3)
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        // Its own process group, as Process does: a signal to the test's group does not reach it.
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
+        guard status == 0 else { throw Failure(description: "cannot start \(executable): \(String(cString: strerror(status)))") }
+        return pid
+    }
+
+    /// Waits for `pid` to end: its exit code, or the number of the signal that ended it (as Process's
+    /// `terminationStatus` has it).
+    static func wait(_ pid: pid_t) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : signal
+    }
+
+    /// A pipe whose ends are closed on exec (a child gets its end through dup2 only; children started meanwhile
+    /// close theirs anyway, by closefrom or Process's list).
+    static func pipe() throws -> (read: Int32, write: Int32) {
+        var ends: [Int32] = [0, 0]
+        guard Glibc.pipe(&ends) == 0 else { throw Failure(description: "pipe: \(String(cString: strerror(errno)))") }
+        for end in ends { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
+        return (ends[0], ends[1])
+    }
+
+    /// Everything written to `first` and `second` until both are closed, read together so that neither fills up
+    /// while the other is read. Closes both.
+    static func readAll(_ first: Int32, _ second: Int32) -> (Data, Data) {
+        var outputs = [Data(), Data()]
+        var fds = [pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0)]
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while fds.contains(where: { $0.fd >= 0 }) {
+            guard poll(&fds, nfds_t(fds.count), -1) >= 0 || errno == EINTR else { break }
+            for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
+                let count = read(fds[index].fd, &buffer, buffer.count)
+                if count > 0 {
+                    outputs[index].append(contentsOf: buffer[..<count])
+                } else if count == 0 || errno != EINTR {
+                    close(fds[index].fd)
+                    fds[index].fd = -1
+                }
+            }
+        }
+        return (outputs[0], outputs[1])
+    }
+}
