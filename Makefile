@@ -39,7 +39,7 @@ DEB_FILE = .build/pushagent_$(VERSION)_$(DEB_ARCH).deb
 # none for the tests' debug package (fast to build and install), xz for a release package.
 DEB_COMPRESS ?= xz
 
-.PHONY: all deps build proto test test-systemd demo demo-check bench bench-relay bench-relay-smoke bench-relay-cluster bench-relay-cluster-smoke soak generated install install-files deb clean
+.PHONY: all deps build proto man man-check test test-systemd demo demo-check bench bench-relay bench-relay-smoke bench-relay-cluster bench-relay-cluster-smoke soak generated install install-files deb clean
 
 all: build
 
@@ -60,6 +60,7 @@ TEST_LOG := .build/swift-test.log
 FUZZ_BUILD_LOG := .build/fuzz-build.log
 test: build
 	$(SWIFT) build --build-tests
+	$(MAKE) --no-print-directory man-check
 	bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOG)'
 	bash -c '$(MAKE) --no-print-directory fuzz-build > $(FUZZ_BUILD_LOG) 2>&1 & fuzz_build=$$!; \
 		trap "kill $$fuzz_build 2>/dev/null" EXIT; set -e; \
@@ -145,12 +146,27 @@ proto:
 	protoc --plugin=$(PROTOC_GEN_SWIFT) --swift_opt=Visibility=Public \
 		--swift_out=Sources/PushAgentCore/FCM/Proto -I proto/fcm proto/fcm/*.proto
 
-# The programs, and from them the man pages (swift-argument-parser's generate-manual) and shell completions.
+# The man pages live in the tree (man/), so that `man -l man/pushctl.1` reads them in a clone before any build, and
+# the units' man:pushctl(1) finds them once installed. `make man` writes them from the programs' own help
+# (swift-argument-parser's generate-manual); `make man-check`, part of `make test`, fails when they no longer match.
+MAN_CHECK_DIR := .build/man-check
+man: build
+	$(SWIFT) build --product generate-manual
+	for p in $(PROGRAMS); do .build/debug/generate-manual $(BIN)/$$p --date $$(date +%F) --output-directory man; done
+
+man-check:
+	$(SWIFT) build --product generate-manual
+	rm -rf $(MAN_CHECK_DIR) && mkdir -p $(MAN_CHECK_DIR)
+	for p in $(PROGRAMS); do \
+		.build/debug/generate-manual $(BIN)/$$p --output-directory $(MAN_CHECK_DIR) && \
+		grep -v '^\.Dd' $(MAN_CHECK_DIR)/$$p.1 > $(MAN_CHECK_DIR)/$$p.new && grep -v '^\.Dd' man/$$p.1 > $(MAN_CHECK_DIR)/$$p.old && \
+		{ cmp -s $(MAN_CHECK_DIR)/$$p.old $(MAN_CHECK_DIR)/$$p.new || { echo "man/$$p.1 no longer matches $$p --help: run make man"; exit 1; }; }; \
+	done
+
+# The programs and the shell completions.
 generated: deps
 	$(SWIFT) build -c $(CONFIG) $(SWIFT_BUILD_FLAGS_$(CONFIG))
-	$(SWIFT) build --product generate-manual
-	rm -rf $(GENERATED) && mkdir -p $(GENERATED)/man $(GENERATED)/completions
-	for p in $(PROGRAMS); do .build/debug/generate-manual $(BUILD_DIR)/$$p --output-directory $(GENERATED)/man; done
+	rm -rf $(GENERATED) && mkdir -p $(GENERATED)/completions
 	for shell in bash zsh fish; do \
 		$(BUILD_DIR)/pushctl --generate-completion-script $$shell > $(GENERATED)/completions/pushctl.$$shell; \
 	done
@@ -177,7 +193,7 @@ install-files:
 		[ -e $(DESTDIR)$(SYSCONFDIR)/pushagent/$$f ] || install -m 0640 etc/pushagent/$$f $(DESTDIR)$(SYSCONFDIR)/pushagent/$$f; \
 	done
 	[ -e $(DESTDIR)$(SYSCONFDIR)/pam.d/pushagent ] || install -m 0644 etc/pam.d/pushagent $(DESTDIR)$(SYSCONFDIR)/pam.d/pushagent
-	install -m 0644 $(GENERATED)/man/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(GENERATED)/completions/pushctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pushctl
 	install -m 0644 $(GENERATED)/completions/pushctl.zsh $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_pushctl
 	install -m 0644 $(GENERATED)/completions/pushctl.fish $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d/pushctl.fish
