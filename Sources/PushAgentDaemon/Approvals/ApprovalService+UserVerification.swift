@@ -40,7 +40,7 @@ extension ApprovalService {
         do {
             try await pam.authenticate(user: user, password: password)
         } catch {
-            try await failedVerification(of: user, for: approval, peer: peer, auditDetail: "user=\(user)",
+            try await failedVerification(of: user, for: approval, peer: peer, cause: "\(error)", auditDetail: "user=\(user)",
                                          refusal: "user verification failed for \(user): \(error)")
         }
     }
@@ -74,16 +74,17 @@ extension ApprovalService {
                            metadata: ["approval_id": "\(approval.id)", "peer_uid": "\(peer.uid)"])
             throw ServiceError(.forbidden, refusal)
         }
-        try await failedVerification(of: user, for: approval, peer: peer, auditDetail: auditDetail, refusal: refusal)
+        try await failedVerification(of: user, for: approval, peer: peer, cause: "polkit \(decision.auditName)",
+                                     auditDetail: auditDetail, refusal: refusal)
     }
 
     /// A wrong password (or none given to polkit's dialog): counted, audited and logged, without the password. The
     /// approval's last allowed failure denies it (`VerificationLockout`); before that, the refusal says when to retry.
-    private func failedVerification(of user: String, for approval: Approval, peer: Peer, auditDetail: String,
-                                    refusal: String) async throws -> Never {
+    private func failedVerification(of user: String, for approval: Approval, peer: Peer, cause: String,
+                                    auditDetail: String, refusal: String) async throws -> Never {
         let failed = verificationAttempts.recordFailure(uid: peer.uid, approvalId: approval.id, now: Date())
         try? await store.audit(event: "verify_failed", peer: peer, subject: approval.id, detail: auditDetail)
-        logger.warning("user verification for approval \(approval.id) failed for \(user) (uid \(peer.uid), failure \(failed.count) of \(VerificationAttempts.failuresBeforeDenial)): \(refusal)",
+        logger.warning("user verification for approval \(approval.id) failed for \(user) (uid \(peer.uid), failure \(failed.count) of \(VerificationAttempts.failuresBeforeDenial)): \(cause)",
                        metadata: ["approval_id": "\(approval.id)", "peer_uid": "\(peer.uid)"])
         guard failed.count < VerificationAttempts.failuresBeforeDenial else {
             throw VerificationLockout(approvalId: approval.id, user: user, failures: failed.count)
