@@ -105,7 +105,8 @@ static int read_details(sd_bus_message *reply, char ***out) {
 }
 
 int polkit_check_authorization(uint32_t pid, uint64_t start_time, int32_t uid, const char *action_id,
-                               const char *const *details, size_t detail_count, const char *cancellation_id,
+                               const char *const *details, size_t detail_count, int allow_interaction,
+                               const char *cancellation_id,
                                uint64_t timeout_usec, int *authorized, int *challenge, char ***details_out,
                                char *error, size_t error_size) {
     sd_bus *bus = NULL;
@@ -116,7 +117,7 @@ int polkit_check_authorization(uint32_t pid, uint64_t start_time, int32_t uid, c
     if (r >= 0) r = append_subject(m, pid, start_time, uid);
     if (r >= 0) r = sd_bus_message_append(m, "s", action_id);
     if (r >= 0) r = append_details(m, details, detail_count);
-    if (r >= 0) r = sd_bus_message_append(m, "us", ALLOW_USER_INTERACTION, cancellation_id);
+    if (r >= 0) r = sd_bus_message_append(m, "us", allow_interaction ? ALLOW_USER_INTERACTION : 0u, cancellation_id);
     if (r >= 0) {
         r = sd_bus_call(bus, m, timeout_usec, &e, &reply);
         // Nobody waits for the answer any more: close the dialog instead of leaving it to a user who may still type.

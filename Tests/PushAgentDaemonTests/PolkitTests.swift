@@ -22,15 +22,17 @@ import Testing
     }
 
     @Test func polkitsAnswersAreReadAsWhatHappened() {
-        #expect(PolkitDecision(isAuthorized: true, isChallenge: false, details: [:]) == .authorized)
-        #expect(PolkitDecision(isAuthorized: false, isChallenge: true, details: ["polkit.result": "auth_self"]) == .noAgent)
-        #expect(PolkitDecision(isAuthorized: false, isChallenge: false, details: ["polkit.result": "auth_self"])
-            == .notAuthenticated(dismissed: false), "a challenge was made and failed")
-        #expect(PolkitDecision(isAuthorized: false, isChallenge: false,
-                               details: ["polkit.result": "auth_admin", "polkit.dismissed": "true"])
+        let yes = PolkitReply(isAuthorized: true, isChallenge: false, details: [:])
+        let wouldAsk = PolkitReply(isAuthorized: false, isChallenge: true, details: ["polkit.result": "auth_self"])
+        let no = PolkitReply(isAuthorized: false, isChallenge: false, details: ["approval_id": "apr_x"])
+        #expect(PolkitDecision(probe: yes) == .authorized, "allowed without asking (a rule's YES)")
+        #expect(PolkitDecision(probe: no) == .denied, "no without asking: a rule said no")
+        #expect(PolkitDecision(probe: wouldAsk) == nil, "the user must be asked")
+        #expect(PolkitDecision(answer: yes) == .authorized)
+        #expect(PolkitDecision(answer: wouldAsk) == .noAgent, "still a challenge: no agent asked")
+        #expect(PolkitDecision(answer: no) == .notAuthenticated(dismissed: false), "asked, and the password was wrong")
+        #expect(PolkitDecision(answer: PolkitReply(isAuthorized: false, isChallenge: false, details: ["polkit.dismissed": "true"]))
             == .notAuthenticated(dismissed: true))
-        #expect(PolkitDecision(isAuthorized: false, isChallenge: false, details: ["approval_id": "apr_x"]) == .denied,
-                "no challenge: a rule said no")
     }
 
     @Test func everyRefusalSaysWhatToDoNext() throws {

@@ -14,6 +14,9 @@ final class PolkitAuthority: Sendable {
     /// How long a finding of available or not is kept: the notifier asks for the status often, and polkit rarely
     /// comes or goes.
     static let recheckAfter: TimeInterval = 30
+    /// polkitd answers a check without user interaction at once; this only bounds a polkitd that hangs (D-Bus's
+    /// own default).
+    static let probeTimeout: Duration = .seconds(25)
 
     private let finding = Mutex<(at: Date, available: Bool)?>(nil)
 
@@ -34,13 +37,23 @@ final class PolkitAuthority: Sendable {
         return available
     }
 
-    /// Asks polkit whether `subject` may approve, letting its agent ask the user; waits up to `timeout` for them.
-    /// `details` are shown by the agent; `cancellationId` names the check, so that it is cancelled on a timeout.
+    /// Asks polkit whether `subject` may approve, letting its agent ask the user when it would; waits up to `timeout`
+    /// for them. `details` are shown by the agent; `cancellationId` names the check, so that it is cancelled on a
+    /// timeout.
     func check(_ subject: PolkitSubject, details: [String: String], cancellationId: String,
                timeout: Duration) async throws(Failure) -> PolkitDecision {
+        let probe = try await ask(subject, details: details, interactive: false, cancellationId: cancellationId,
+                                  timeout: Self.probeTimeout)
+        if let decided = PolkitDecision(probe: probe) { return decided }
+        return PolkitDecision(answer: try await ask(subject, details: details, interactive: true,
+                                                    cancellationId: cancellationId, timeout: timeout))
+    }
+
+    private func ask(_ subject: PolkitSubject, details: [String: String], interactive: Bool, cancellationId: String,
+                     timeout: Duration) async throws(Failure) -> PolkitReply {
         let flat = details.flatMap { [$0.key, $0.value] }
         let microseconds = UInt64(max(1, timeout.components.seconds)) * 1_000_000
-        let result = await onOwnThread { () -> Result<PolkitDecision, Failure> in
+        let result = await onOwnThread { () -> Result<PolkitReply, Failure> in
             var authorized: Int32 = 0
             var challenge: Int32 = 0
             var replyDetails: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?
@@ -48,15 +61,15 @@ final class PolkitAuthority: Sendable {
             var error = [CChar](repeating: 0, count: errorSize)
             let status = withCStrings(flat) { pointers in
                 polkit_check_authorization(subject.pid, subject.startTime, Int32(bitPattern: subject.uid), Self.actionId,
-                                           pointers, flat.count / 2, cancellationId, microseconds,
+                                           pointers, flat.count / 2, interactive ? 1 : 0, cancellationId, microseconds,
                                            &authorized, &challenge, &replyDetails, &error, errorSize)
             }
             guard status >= 0 else {
                 let message = error.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
                 return .failure(Failure(description: message, timedOut: status == -ETIMEDOUT))
             }
-            return .success(PolkitDecision(isAuthorized: authorized != 0, isChallenge: challenge != 0,
-                                           details: Self.takeDetails(replyDetails)))
+            return .success(PolkitReply(isAuthorized: authorized != 0, isChallenge: challenge != 0,
+                                        details: Self.takeDetails(replyDetails)))
         }
         return try result.get()
     }

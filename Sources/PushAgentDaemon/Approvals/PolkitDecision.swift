@@ -1,4 +1,13 @@
-/// What polkit answered a CheckAuthorization with: `(is_authorized, is_challenge, details)`, read into what happened.
+/// polkit's answer to a CheckAuthorization: `(is_authorized, is_challenge, details)`.
+struct PolkitReply: Equatable, Sendable {
+    let isAuthorized: Bool
+    let isChallenge: Bool
+    let details: [String: String]
+}
+
+/// What polkit's answers mean. polkitd answers a failed or dismissed challenge and a rule's plain "no" alike,
+/// (false, false), so it is asked first without user interaction, where "no" can only be a rule's (or the policy's),
+/// and only then, when it would ask, with user interaction.
 enum PolkitDecision: Equatable, Sendable {
     case authorized
     /// polkit asked the user and they did not prove it is them: a wrong password, or the dialog closed unanswered.
@@ -8,20 +17,26 @@ enum PolkitDecision: Equatable, Sendable {
     /// polkit said no without asking: an administrator's rule (or the policy) forbids it.
     case denied
 
-    /// polkitd answers both a failed challenge and a plain "no" with (false, false); only a challenge leaves the
-    /// implicit authorization it asked for in the details ("polkit.result", e.g. "auth_self"), and a dismissed one
-    /// "polkit.dismissed".
-    init(isAuthorized: Bool, isChallenge: Bool, details: [String: String]) {
-        if isAuthorized {
+    /// The answer without user interaction: decided, or nil when polkit would ask the user (a challenge).
+    init?(probe: PolkitReply) {
+        if probe.isAuthorized {
             self = .authorized
-        } else if isChallenge {
-            self = .noAgent
-        } else if details["polkit.dismissed"] == "true" {
-            self = .notAuthenticated(dismissed: true)
-        } else if details["polkit.result"] != nil {
-            self = .notAuthenticated(dismissed: false)
+        } else if probe.isChallenge {
+            return nil
         } else {
             self = .denied
+        }
+    }
+
+    /// The answer with user interaction, to a check that the probe found needs it.
+    init(answer: PolkitReply) {
+        if answer.isAuthorized {
+            self = .authorized
+        } else if answer.isChallenge {
+            // Still a challenge: polkitd found no agent to put it to.
+            self = .noAgent
+        } else {
+            self = .notAuthenticated(dismissed: answer.details["polkit.dismissed"] == "true")
         }
     }
 
