@@ -41,9 +41,9 @@ struct Approve: AsyncParsableCommand {
         abstract: "Approve a sign-in.",
         discussion: """
             An approval of kind verify needs proof that it is you. Where pushagentd has polkit, polkit asks for your \
-            password: in this terminal (pushctl runs pkttyagent) or in your desktop's dialog. Elsewhere pushctl asks \
-            for your login password, which pushagentd checks through PAM. Automation gives the password with \
-            --password-fd, or runs as root with --user-verified.
+            password in this terminal (pushctl runs pkttyagent for it). Elsewhere pushctl asks for your login \
+            password, which pushagentd checks through PAM. Automation gives the password with --password-fd, or \
+            runs as root with --user-verified.
             """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Approval id or unique prefix.") var id: String

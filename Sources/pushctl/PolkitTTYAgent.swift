@@ -2,8 +2,9 @@ import ArgumentParser
 import Foundation
 
 /// pkttyagent, registered as polkit's authentication agent for this process, as systemctl runs it: while it runs, a
-/// polkit check about pushctl (pushagentd's, for a verify approval) asks for the password in this terminal. With
-/// --fallback it leaves the asking to a desktop session's own agent where there is one.
+/// polkit check about pushctl (pushagentd's, for a verify approval) asks for the password in this terminal. Not with
+/// systemctl's --fallback: polkitd (122) uses a fallback agent only for a subject in a logind session, so outside
+/// one (ssh without pam_systemd, sudo -u, a container) no agent would be found.
 struct PolkitTTYAgent {
     let pid: pid_t
 
@@ -19,9 +20,18 @@ struct PolkitTTYAgent {
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addclose(&actions, readEnd)
+        // The calling thread (one of the async runtime's) blocks signals, and a child inherits its mask: pkttyagent
+        // would then ignore the SIGTERM that stops it, and the Ctrl-C that cancels its prompt.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var noSignals = sigset_t()
+        sigemptyset(&noSignals)
+        posix_spawnattr_setsigmask(&attributes, &noSignals)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         var pid: pid_t = 0
-        let status = withArgv([path, "--process", "\(getpid())", "--notify-fd", "\(notifyEnd)", "--fallback"]) { argv in
-            posix_spawn(&pid, path, &actions, nil, argv, environ)
+        let status = withArgv([path, "--process", "\(getpid())", "--notify-fd", "\(notifyEnd)"]) { argv in
+            posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         }
         close(notifyEnd)
         guard status == 0 else { throw ValidationError("cannot start \(path): \(String(cString: strerror(status)))") }
