@@ -5,13 +5,14 @@ SWIFT ?= swift
 # qrencode/netpbm/libjpeg-turbo-progs make its test pictures; systemd-container: systemd-nspawn, which boots the
 # systemd that `make test-systemd` installs the .deb into (curl and sqlite3 are what that test inspects the relay
 # and the agent's state with); libpam0g-dev: the PAM headers pushagentd checks a password for a verify approval with;
+# polkitd (with pkttyagent): the polkit that `make test-systemd` approves a verify approval through;
 # xvfb, dbus-daemon/dbus-bin, dunst and fonts-dejavu-core: the desktop `pushctl notify` is tested on (a notification
 # server with actions, on a private session bus); postgresql and nginx: the relay on PostgreSQL, several instances
 # behind a load balancer (each test runs its own private cluster and nginx, never the system services); openssl: the
 # test certificate of pushsim's FCM emulator (MCS over TLS), which PyPI firebase-messaging is tested against.
 APT_PACKAGES := libcurl4-openssl-dev libsystemd-dev libsqlite3-dev pkg-config oathtool python3-venv python3-cryptography \
 	libzbar-dev libpng-dev libjpeg62-turbo-dev qrencode netpbm libjpeg-turbo-progs systemd-container curl sqlite3 \
-	libpam0g-dev xvfb dbus-daemon dbus-bin dunst fonts-dejavu-core postgresql nginx openssl tinyproxy
+	libpam0g-dev xvfb dbus-daemon dbus-bin dunst fonts-dejavu-core postgresql nginx openssl tinyproxy polkitd
 BIN := .build/debug
 
 # Installation layout (DESTDIR-aware). CONFIG=release links the Swift runtime statically, so the binaries need
@@ -179,6 +180,7 @@ install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSTEMD_DIR)/system $(DESTDIR)$(SYSTEMD_DIR)/user \
 		$(DESTDIR)$(SYSTEMD_DIR)/catalog $(DESTDIR)$(PREFIX)/lib/sysusers.d $(DESTDIR)$(PREFIX)/lib/tmpfiles.d \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/pushagent $(DESTDIR)$(SYSCONFDIR)/pam.d \
+		$(DESTDIR)$(PREFIX)/share/polkit-1/actions \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	for p in $(PROGRAMS); do install -m 0755 $(INSTALL_STRIP_$(CONFIG)) $(BUILD_DIR)/$$p $(DESTDIR)$(BINDIR)/$$p; done
@@ -193,6 +195,7 @@ install-files:
 		[ -e $(DESTDIR)$(SYSCONFDIR)/pushagent/$$f ] || install -m 0640 etc/pushagent/$$f $(DESTDIR)$(SYSCONFDIR)/pushagent/$$f; \
 	done
 	[ -e $(DESTDIR)$(SYSCONFDIR)/pam.d/pushagent ] || install -m 0644 etc/pam.d/pushagent $(DESTDIR)$(SYSCONFDIR)/pam.d/pushagent
+	install -m 0644 packaging/polkit/org.pushagent.policy $(DESTDIR)$(PREFIX)/share/polkit-1/actions/org.pushagent.policy
 	install -m 0644 man/*.1 $(DESTDIR)$(MANDIR)/man1/
 	install -m 0644 $(GENERATED)/completions/pushctl.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/pushctl
 	install -m 0644 $(GENERATED)/completions/pushctl.zsh $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions/_pushctl

@@ -48,6 +48,8 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         // sd-bus calls of the desktop notifier (libsystemd, like CSystemd): typed, since sd-bus is variadic.
         .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
+        // polkit's CheckAuthorization over sd-bus, for approvals of kind verify (typed for the same reason).
+        .target(name: "CPolkit", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "CQRImage", linkerSettings: [.linkedLibrary("zbar"), .linkedLibrary("png16"), .linkedLibrary("jpeg")]),
 
         // Pure logic: models, router, provider decoding/verification/answers, OTP, URI parsing. No I/O.
@@ -84,6 +86,7 @@ let package = Package(
         // pushagentd's services: config, relay loop, handlers, responders, control server.
         .target(name: "PushAgentDaemon", dependencies: [
             "PushAgentCore", "PushAgentStore", "ControlWire", "RelayWire", "CurlHTTP", "SystemdSupport", "ConnectionGuards", "CPAM",
+            "CPolkit",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HummingbirdCore", package: "hummingbird"),
             .product(name: "NIOCore", package: "swift-nio"),

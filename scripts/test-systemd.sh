@@ -221,6 +221,105 @@ check_catalog() {
     else fail "the journal catalog explains every MESSAGE_ID" "missing:$missing"; fi
 }
 
+# pushctl approve ID in a pseudo-terminal as USER, answering each "Password:" prompt (pkttyagent's) with
+# $ANSWER_PASSWORD; prints what the terminal showed, exits with pushctl's status.
+approve_in_terminal() {
+    local user=$1 id=$2
+    ct_as "$user" env ANSWER_PASSWORD="$ANSWER_PASSWORD" python3 -c '
+import os, pty, select, signal, sys, termios, time
+pid, terminal = pty.fork()
+if pid == 0:
+    os.execvp("pushctl", ["pushctl", "approve", sys.argv[1]])
+shown, answered, deadline = b"", 0, time.time() + 120
+while time.time() < deadline:
+    if terminal in select.select([terminal], [], [], 1)[0]:
+        try:
+            chunk = os.read(terminal, 4096)
+        except OSError:
+            break
+        if not chunk:
+            break
+        shown += chunk
+        if shown.count(b"Password:") > answered:
+            answered += 1
+            # pkttyagent turns echo off after its prompt, flushing what was typed before: answer once it has.
+            for _ in range(100):
+                if not termios.tcgetattr(terminal)[3] & termios.ECHO:
+                    break
+                time.sleep(0.05)
+            time.sleep(0.2)
+            os.write(terminal, os.environ["ANSWER_PASSWORD"].encode() + b"\n")
+if time.time() >= deadline:
+    shown += b"\n(no answer in time: killed)"
+    os.killpg(pid, signal.SIGKILL)
+sys.stdout.write(shown.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1]))
+' "$id"
+}
+
+# approved_in_terminal USER ID: pkttyagent asked for the password in pushctl's terminal, and the approval went through.
+approved_in_terminal() {
+    local output
+    output=$(approve_in_terminal "$1" "$2" 2>&1) && grep -q "Password:" <<<"$output" && grep -q "$2 approved" <<<"$output" ||
+        { echo "$output"; return 1; }
+}
+
+# refused_in_terminal USER ID EXPECTED: pushctl approve failed and said EXPECTED.
+refused_in_terminal() {
+    local output
+    if output=$(approve_in_terminal "$1" "$2" 2>&1); then echo "it succeeded: $output"; return 1; fi
+    grep -qF "$3" <<<"$output" || { echo "$output"; return 1; }
+}
+
+# verify_failure_audited ID "UID DETAIL": the audit log holds that failed user verification of approval ID.
+verify_failure_audited() {
+    ct sqlite3 /var/lib/pushagent/agent.sqlite \
+        "SELECT peer_uid || ' ' || detail FROM audit WHERE event = 'verify_failed' AND subject = '$1'" | grep -qx "$2" ||
+        { ct sqlite3 /var/lib/pushagent/agent.sqlite "SELECT * FROM audit WHERE event = 'verify_failed'"; return 1; }
+}
+
+# A verify approval (ForgeRock's biometric push) approved by a non-root operator through polkit, as the system service
+# runs: pushagentd (user pushagent, no access to /etc/shadow) asks polkitd, and pkttyagent asks in pushctl's terminal.
+check_polkit_verification() {
+    local alice_uid before verify denied
+    alice_uid=$(ct id -u alice)
+    ct sh -c 'echo alice:alice-login-password | chpasswd'
+    check "polkitd knows the package's action (pkaction; polkitd started by D-Bus)" \
+        ct pkaction --action-id org.pushagent.approve-verified --verbose
+    polkit_in_status() { ct_as alice pushctl status --json | grep -Eq '"user_verification" *: *"polkit"'; }
+    check "pushctl status --json says verify approvals go through polkit" polkit_in_status
+    before=$(pending_ids)
+    ct pushsim forgerock push --sim "$SIM" --type biometric --message "Sign in with your fingerprint?" >/dev/null
+    verify=$(new_pending_id "$before")
+    check "a biometric push is a pending verify approval" test -n "$verify"
+    ANSWER_PASSWORD=not-alices-password
+    check "a wrong password at pkttyagent's prompt is refused, saying what to do" \
+        refused_in_terminal alice "$verify" "the password was wrong, or the dialog was dismissed; approve $verify again"
+    check "… the failure is audited with alice's uid" verify_failure_audited "$verify" "$alice_uid user=alice polkit=not_authenticated"
+    check "… and the approval is still pending" approval_state_is "$verify" pending
+    sleep 2 # the wait after a failed verification (VerificationAttempts)
+    ANSWER_PASSWORD=alice-login-password
+    check "alice approves it with her password at pkttyagent's prompt (pushctl approve in a terminal)" \
+        approved_in_terminal alice "$verify"
+    check "… and it is approved" approval_state_is "$verify" approved
+
+    ct sh -c 'cat > /etc/polkit-1/rules.d/10-pushagent-test.rules' <<'RULE'
+polkit.addRule(function(action, subject) {
+    if (action.id == "org.pushagent.approve-verified" && subject.user == "alice") return polkit.Result.NO;
+});
+RULE
+    sleep 1 # polkitd reloads its rules when the directory changes
+    before=$(pending_ids)
+    ct pushsim forgerock push --sim "$SIM" --type biometric --message "Another fingerprint sign-in?" >/dev/null
+    denied=$(new_pending_id "$before")
+    check "a polkit rule that says no refuses alice's approval without asking, and says so" \
+        refused_in_terminal alice "$denied" "an administrator's polkit rule forbids it"
+    check "… audited" verify_failure_audited "$denied" "$alice_uid user=alice polkit=denied_by_rule"
+    check "… and the approval is still pending" approval_state_is "$denied" pending
+    ct rm -f /etc/polkit-1/rules.d/10-pushagent-test.rules
+    check "neither password is in any journal field" secrets_not_logged alice-login-password not-alices-password
+}
+
 # The desktop pair under systemd/user/, in carol's own user manager (started by lingering, as at a login).
 check_user_units() {
     ct useradd --create-home carol
@@ -343,6 +442,8 @@ main() {
     # The relay secret is sealed in the state: its sealed form is what the journal is checked for.
     secret=$(ct sqlite3 /var/lib/pushagent/agent.sqlite 'SELECT secret FROM device')
     check "no push token or (sealed) relay secret in any journal field" secrets_not_logged "$token" "$secret"
+
+    check_polkit_verification
 
     check_user_units
 }

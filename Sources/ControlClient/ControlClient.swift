@@ -85,10 +85,11 @@ public struct ControlClient: Sendable {
         return try await (get("/v1/approvals" + query) as ApprovalsResponse).approvals
     }
     public func approval(_ id: String) async throws -> Approval { try await get("/v1/approvals/\(escape(id))") }
+    /// `timeout` overrides the client's: an approve that polkit checks waits while the user answers its dialog.
     public func approve(_ id: String, number: String? = nil, userVerified: Bool? = nil,
-                        password: String? = nil) async throws -> Approval {
+                        password: String? = nil, timeout: Duration? = nil) async throws -> Approval {
         try await call("POST", "/v1/approvals/\(escape(id))/approve",
-                       body: ApproveRequest(number: number, userVerified: userVerified, password: password))
+                       body: ApproveRequest(number: number, userVerified: userVerified, password: password), timeout: timeout)
     }
     public func deny(_ id: String, reason: DenyReason? = nil) async throws -> Approval {
         try await call("POST", "/v1/approvals/\(escape(id))/deny", body: DenyRequest(reason: reason))
@@ -143,8 +144,8 @@ public struct ControlClient: Sendable {
         try decode(try await perform(method, path, body: nil))
     }
 
-    func call<T: Decodable, B: Encodable>(_ method: String, _ path: String, body: B) async throws -> T {
-        try decode(try await perform(method, path, body: try ControlJSON.encoder().encode(body)))
+    func call<T: Decodable, B: Encodable>(_ method: String, _ path: String, body: B, timeout: Duration? = nil) async throws -> T {
+        try decode(try await perform(method, path, body: try ControlJSON.encoder().encode(body), timeout: timeout))
     }
 
     private func decode<T: Decodable>(_ data: Data) throws -> T {

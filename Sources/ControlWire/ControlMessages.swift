@@ -85,9 +85,13 @@ public struct StatusResponse: Codable, Sendable {
     public var secretsSealedBy: String?
     /// Every push source's health, the relay's first (absent from daemons before push sources).
     public var pushSources: [PushSourceStatus]?
+    /// How a non-root operator proves it is them to approve a verify approval: a `UserVerificationMethod` raw value
+    /// (absent from daemons before polkit; treat that, and a value not known here, as "password").
+    public var userVerification: String?
 
     public init(version: String, uptimeSeconds: Int, deviceId: String?, pushToken: String?, relay: RelayStatus, counts: Counts,
-                mutedAccounts: [Account], secretsSealedBy: String, pushSources: [PushSourceStatus]) {
+                mutedAccounts: [Account], secretsSealedBy: String, pushSources: [PushSourceStatus],
+                userVerification: UserVerificationMethod) {
         self.version = version
         self.uptimeSeconds = uptimeSeconds
         self.deviceId = deviceId
@@ -97,12 +101,28 @@ public struct StatusResponse: Codable, Sendable {
         self.mutedAccounts = mutedAccounts
         self.secretsSealedBy = secretsSealedBy
         self.pushSources = pushSources
+        self.userVerification = userVerification.rawValue
     }
 
     enum CodingKeys: String, CodingKey {
         case version, uptimeSeconds = "uptime_seconds", deviceId = "device_id", pushToken = "push_token", relay, counts
         case mutedAccounts = "muted_accounts", secretsSealedBy = "secrets_sealed_by", pushSources = "push_sources"
+        case userVerification = "user_verification"
     }
+}
+
+/// How the daemon checks that a non-root operator approving a verify approval is the user (docs/control-api.md, "User
+/// verification"). Root states it (`user_verified`) whatever this says, and a password sent is always checked with PAM.
+public enum UserVerificationMethod: String, Sendable {
+    /// Approve without a password: polkit's authentication agent asks the user (a desktop dialog, or pkttyagent in
+    /// a terminal) while the approve request waits, up to `longestPolkitWait`.
+    case polkit
+    /// Send the login password (`password`), checked through PAM.
+    case password
+
+    /// The longest an approve waits for the user to answer polkit's dialog; a client's timeout for that request
+    /// must be longer (by `answer_wait_seconds` and a margin).
+    public static let longestPolkitWait: Duration = .seconds(300)
 }
 
 public struct EnrollRequest: Codable, Sendable {
@@ -145,7 +165,8 @@ public struct ApproveRequest: Codable, Sendable {
     public var number: String?
     /// The caller confirmed the user's presence (`kind == verify`; honoured from root only).
     public var userVerified: Bool?
-    /// The operator's login password, checked through PAM (`kind == verify`; required unless the caller is root).
+    /// The operator's login password, checked through PAM (`kind == verify`; without it a non-root caller is asked
+    /// through polkit where the daemon has it, `StatusResponse.userVerification`).
     public var password: String?
     public init(number: String? = nil, userVerified: Bool? = nil, password: String? = nil) {
         self.number = number

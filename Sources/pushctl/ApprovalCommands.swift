@@ -40,8 +40,10 @@ struct Approve: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Approve a sign-in.",
         discussion: """
-            An approval of kind verify needs proof that it is you: pushctl asks for your login password, which \
-            pushagentd checks through PAM. Automation gives it with --password-fd, or runs as root with --user-verified.
+            An approval of kind verify needs proof that it is you. Where pushagentd has polkit, polkit asks for your \
+            password in this terminal (pushctl runs pkttyagent for it). Elsewhere pushctl asks for your login \
+            password, which pushagentd checks through PAM. Automation gives the password with --password-fd, or \
+            runs as root with --user-verified.
             """)
     @OptionGroup var global: GlobalOptions
     @Argument(help: "Approval id or unique prefix.") var id: String
@@ -59,6 +61,8 @@ struct Approve: AsyncParsableCommand {
             var number = self.number
             var verified = userVerified
             var password: String?
+            var polkitAgent: PolkitTTYAgent?
+            defer { polkitAgent?.stop() }
             if (number == nil && interactive) || (!verified && (interactive || passwordFD != nil)) {
                 let approval = try await client.approval(id)
                 if approval.kind == .number, number == nil, interactive {
@@ -69,12 +73,17 @@ struct Approve: AsyncParsableCommand {
                         password = try PasswordInput.line(from: passwordFD)
                     } else if getuid() == 0 {
                         verified = Prompt.ask("This sign-in requires you to confirm it is you. Type 'yes' to approve: ") == "yes"
+                    } else if try await client.status().userVerification == UserVerificationMethod.polkit.rawValue,
+                              let agent = try PolkitTTYAgent.start() {
+                        polkitAgent = agent
                     } else {
                         password = try PasswordInput.ask("Password for \(PasswordInput.userName) (to verify it is you): ")
                     }
                 }
             }
-            let result = try await client.approve(id, number: number, userVerified: verified ? true : nil, password: password)
+            // polkit's check waits while the user types: the request may take as long as the daemon lets it.
+            let result = try await client.approve(id, number: number, userVerified: verified ? true : nil, password: password,
+                                                  timeout: polkitAgent == nil ? nil : UserVerificationMethod.longestPolkitWait + .seconds(60))
             if global.json { return try Output.json(result) }
             try report(result, verb: "approved")
         }

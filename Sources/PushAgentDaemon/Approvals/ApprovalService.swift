@@ -16,6 +16,8 @@ struct ApprovalService: Sendable {
     let logger: Logger
     /// Shared by every copy of the service: wrong passwords are counted across requests.
     let verificationAttempts = VerificationAttempts()
+    /// Shared likewise: whether polkit is there is found out once in a while, not for every request.
+    let polkit = PolkitAuthority()
 
     /// Starts answering and waits (bounded) for the provider's verdict; past the bound the approval is returned in progress.
     func answer(_ idOrPrefix: String, decision: AnswerDecision, userVerified: Bool, password: String? = nil,

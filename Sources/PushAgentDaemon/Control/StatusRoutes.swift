@@ -9,6 +9,7 @@ struct StatusRoutes: ControlRouteCollection {
     let events: EventBus
     let relayState: RelayStateBox
     let pushSources: PushSources
+    let polkit: PolkitAuthority
     let startedAt: Date
 
     func addRoutes(to v1: RouterGroup<PeerContext>) {
@@ -24,7 +25,8 @@ struct StatusRoutes: ControlRouteCollection {
             deviceId: device?.deviceId, pushToken: device?.token, relay: relayState.current,
             counts: .init(accounts: counts.accounts, pending: counts.pending, rejectedPushes: counts.rejected),
             mutedAccounts: try await store.accounts().filter { $0.isMuted(at: Date()) },
-            secretsSealedBy: store.secretsSealedBy.rawValue, pushSources: pushSources.health)
+            secretsSealedBy: store.secretsSealedBy.rawValue, pushSources: pushSources.health,
+            userVerification: await polkit.isAvailable() ? .polkit : .password)
     }
 
     /// NDJSON, one event per line, until the client goes away or the daemon stops. The first line is the relay's

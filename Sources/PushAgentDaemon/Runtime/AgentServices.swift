@@ -54,7 +54,8 @@ struct AgentServices: Sendable {
         pushSources = PushSources(all: [relay] + fcm + modules.pushSources)
         let writers = Writers(policy: OperatorPolicy(config: config, daemonUid: getuid()), store: store)
         responder = ControlRouter(collections: [
-            StatusRoutes(store: store, events: events, relayState: relayState, pushSources: pushSources, startedAt: Date()),
+            StatusRoutes(store: store, events: events, relayState: relayState, pushSources: pushSources,
+                         polkit: approvals.polkit, startedAt: Date()),
             AccountRoutes(store: store, enrollment: EnrollmentService(store: store, modules: modules, events: events,
                                                                       deviceName: settings.deviceName, config: config,
                                                                       runningFCMApps: fcm.map(\.appName), logger: logger),
