@@ -9,6 +9,8 @@ public protocol ApprovalDaemon: Sendable {
     func approval(_ id: String) async throws -> Approval
     /// For an account's mute, after a fraud report.
     func accounts() async throws -> [Account]
+    /// For how the daemon verifies the user (`userVerification`).
+    func status() async throws -> StatusResponse
     /// Approves or denies, as the notification's button said.
     func answer(_ id: String, _ decision: ApprovalNotification.Decision) async throws -> Approval
 }

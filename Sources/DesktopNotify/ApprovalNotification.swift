@@ -15,17 +15,20 @@ public enum ApprovalNotification {
     static let fraudReporting: Set<Provider> = [.privacyidea, .plusauth]
 
     /// `actions`: the server shows buttons; else the text says which pushctl command answers. `markup`: the server
-    /// reads body markup, so text from the push is escaped.
-    public static func content(for approval: Approval, actions: Bool, markup: Bool) -> DesktopNotification {
+    /// reads body markup, so text from the push is escaped. `polkit`: the daemon verifies the user through polkit,
+    /// whose agent asks for the password, so a verify approval can be approved from the notification.
+    public static func content(for approval: Approval, actions: Bool, markup: Bool, polkit: Bool = false) -> DesktopNotification {
         var lines = [text(approval.message, markup)]
         let context = approval.context
         for (name, value) in [("App", context.app), ("User", context.user), ("IP", context.ip),
                               ("Location", context.location), ("Browser", context.userAgent)] {
             if let value, !value.isEmpty { lines.append("\(name): \(text(value, markup))") }
         }
-        let buttons = actions ? self.actions(for: approval) : []
+        let buttons = actions ? self.actions(for: approval, polkit: polkit) : []
         lines.append(instruction(for: approval, actions: actions))
-        if approval.kind == .verify {
+        if approval.kind == .verify, polkit, actions {
+            lines.append("Approving asks for your password.")
+        } else if approval.kind == .verify {
             lines.append("Approving needs your password: run pushctl approve \(approval.id) in a terminal.")
         } else if !actions {
             let number = approval.kind == .number ? " --number N" : ""
@@ -50,11 +53,11 @@ public enum ApprovalNotification {
     }
 
     /// A number approval can only be approved by picking a number; a verify approval needs the user's password,
-    /// which a notification cannot ask for, so it offers no Approve.
-    static func actions(for approval: Approval) -> [DesktopNotification.Action] {
+    /// which a notification cannot ask for: it offers Approve only where polkit's agent asks for it.
+    static func actions(for approval: Approval, polkit: Bool) -> [DesktopNotification.Action] {
         var actions: [DesktopNotification.Action] = switch approval.kind {
         case .number: (approval.numbers ?? []).map { .init("number:\($0)", DisplayText.sanitized($0)) }
-        case .verify: []
+        case .verify: polkit ? [.init("approve", "Approve")] : []
         case .prompt, .stepup: [.init("approve", "Approve")]
         }
         actions.append(.init("deny", "Deny"))
@@ -63,8 +66,8 @@ public enum ApprovalNotification {
     }
 
     /// The decision behind a button of `approval`; nil for a key it never had (a stale or forged signal).
-    public static func decision(forAction key: String, of approval: Approval) -> Decision? {
-        guard actions(for: approval).contains(where: { $0.key == key }) else { return nil }
+    public static func decision(forAction key: String, of approval: Approval, polkit: Bool = false) -> Decision? {
+        guard actions(for: approval, polkit: polkit).contains(where: { $0.key == key }) else { return nil }
         switch key {
         case "approve": return .approve(number: nil)
         case "deny": return .deny(reason: nil)

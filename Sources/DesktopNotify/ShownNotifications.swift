@@ -28,6 +28,8 @@ actor ShownNotifications {
     private let log: @Sendable (String) -> Void
     private var actions = false
     private var markup = false
+    /// The daemon verifies the user through polkit: a verify approval gets an Approve button.
+    private var polkit = false
     private var server: String?
     private var entries: [String: Entry] = [:]
 
@@ -54,7 +56,8 @@ actor ShownNotifications {
         }
     }
 
-    func sync(pending: [Approval]) async {
+    func sync(pending: [Approval], polkit: Bool) async {
+        self.polkit = polkit
         let ids = Set(pending.map(\.id))
         for approval in pending { await update(approval) }
         // Resolved while the stream was down: the final state is fetched, so the result is right.
@@ -108,7 +111,7 @@ actor ShownNotifications {
             await show(key)
         case .actionInvoked(let id, let key):
             guard let entry = entries.values.first(where: { $0.shown?.id == id && $0.shown?.server == server }) else { return }
-            guard let decision = ApprovalNotification.decision(forAction: key, of: entry.approval) else {
+            guard let decision = ApprovalNotification.decision(forAction: key, of: entry.approval, polkit: polkit) else {
                 log("ignored action '\(key)' that approval \(entry.approval.id) never offered")
                 return
             }
@@ -140,7 +143,8 @@ actor ShownNotifications {
         entries[id]?.showing = true
         defer { entries[id]?.showing = false }
         do {
-            let shown = try await bus.notify(ApprovalNotification.content(for: entry.approval, actions: actions, markup: markup))
+            let shown = try await bus.notify(ApprovalNotification.content(for: entry.approval, actions: actions, markup: markup,
+                                                                               polkit: polkit))
             // The first answer from an activated server can come before the bus says it owns the name.
             if server == nil { server = shown.server }
             entries[id]?.shown = shown

@@ -42,10 +42,18 @@ struct ApprovalNotificationTests {
         #expect(ApprovalNotification.decision(forAction: "fraud", of: approval(.prompt)) == nil)
     }
 
-    @Test func aVerifyApprovalSendsTheUserToATerminal() {
+    @Test func aVerifyApprovalSendsTheUserToATerminalUnlessPolkitAsksForThePassword() {
         let shown = ApprovalNotification.content(for: approval(.verify), actions: true, markup: false)
         #expect(keys(shown) == ["deny"])
         #expect(shown.body.contains("pushctl approve apr_x"))
+        #expect(ApprovalNotification.decision(forAction: "approve", of: approval(.verify)) == nil)
+
+        let throughPolkit = ApprovalNotification.content(for: approval(.verify), actions: true, markup: false, polkit: true)
+        #expect(keys(throughPolkit) == ["approve", "deny"])
+        #expect(throughPolkit.body.contains("Approving asks for your password") && !throughPolkit.body.contains("terminal"))
+        #expect(ApprovalNotification.decision(forAction: "approve", of: approval(.verify), polkit: true) == .approve(number: nil))
+        let withoutButtons = ApprovalNotification.content(for: approval(.verify), actions: false, markup: false, polkit: true)
+        #expect(withoutButtons.body.contains("pushctl approve apr_x"), "without buttons the terminal is the way")
     }
 
     @Test func withoutActionsTheTextSaysWhichCommandAnswers() {
