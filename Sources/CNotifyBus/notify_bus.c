@@ -89,6 +89,8 @@ int notify_bus_open(notify_bus **out, notify_bus_signal_fn on_signal, void *cont
     return 0;
 }
 
+const char *notify_bus_server(notify_bus *self) { return self->owner; }
+
 void notify_bus_close(notify_bus *self) {
     if (!self) return;
     sd_bus_slot_unref(self->slot);
@@ -148,9 +150,9 @@ int notify_bus_notify(notify_bus *self, const char *app_name, uint32_t replaces_
     return r < 0 ? r : 0;
 }
 
-int notify_bus_close_notification(notify_bus *self, uint32_t id, char *error, size_t error_size) {
+int notify_bus_close_notification(notify_bus *self, const char *server, uint32_t id, char *error, size_t error_size) {
     sd_bus_error e = SD_BUS_ERROR_NULL;
-    int r = sd_bus_call_method(self->bus, DEST, PATH, IFACE, "CloseNotification", &e, NULL, "u", id);
+    int r = sd_bus_call_method(self->bus, server, PATH, IFACE, "CloseNotification", &e, NULL, "u", id);
     if (r < 0) r = fail(r, &e, error, error_size);
     sd_bus_error_free(&e);
     return r < 0 ? r : 0;

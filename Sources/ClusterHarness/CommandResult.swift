@@ -30,14 +30,16 @@ public struct CommandResult: Sendable {
         var environment = ProcessInfo.processInfo.environment
         environment.removeValue(forKey: "PUSHAGENT_SOCKET")
         environment.merge(extra) { $1 }
-        let stdin = try Spawn.pipe(), stdout = try Spawn.pipe(), stderr = try Spawn.pipe()
+        var pipes: [(read: Int32, write: Int32)] = []
         let pid: pid_t
         do {
-            pid = try Spawn.start(program, argv, environment: environment, stdio: (stdin.read, stdout.write, stderr.write))
+            for _ in 0..<3 { pipes.append(try Spawn.pipe()) }
+            pid = try Spawn.start(program, argv, environment: environment, stdio: (pipes[0].read, pipes[1].write, pipes[2].write))
         } catch {
-            for fd in [stdin.read, stdin.write, stdout.read, stdout.write, stderr.read, stderr.write] { close(fd) }
+            for pipe in pipes { close(pipe.read); close(pipe.write) }
             throw error
         }
+        let (stdin, stdout, stderr) = (pipes[0], pipes[1], pipes[2])
         for fd in [stdin.read, stdout.write, stderr.write] { close(fd) }
         if let input {
             let bytes = Array(input.utf8)

@@ -7,7 +7,7 @@ import Synchronization
 /// whose menu program is a script here that picks the wanted line.
 public final class DesktopSession: Sendable {
     public static let programs = ["/usr/bin/Xvfb", "/usr/bin/dbus-daemon", "/usr/bin/dbus-monitor", "/usr/bin/dbus-send",
-                                  "/usr/bin/dunst", "/usr/bin/dunstctl"]
+                                  "/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/dunstify"]
     public static var missingPrograms: [String] { programs.filter { !FileManager.default.isExecutableFile(atPath: $0) } }
 
     public let directory: String
@@ -128,6 +128,18 @@ public final class DesktopSession: Sendable {
             throw HarnessError("dunstctl count displayed: \(count.stdout)\(count.stderr)")
         }
         return number
+    }
+
+    /// Shows and closes `count` notifications of another program, so that the server's next ids are past them: a
+    /// restarted server, whose ids start again at 1, then gives ids the old one never gave.
+    public func useUpIds(_ count: Int) async throws {
+        for index in 0..<count {
+            let shown = try await CommandResult.run("/usr/bin/dunstify", ["-a", "filler", "-p", "filler \(index)"],
+                                                    environment: environment)
+            let id = shown.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard shown.status == 0, !id.isEmpty else { throw HarnessError("dunstify: \(shown.stderr)") }
+            _ = try await CommandResult.run("/usr/bin/dunstify", ["-C", id], environment: environment)
+        }
     }
 
     /// Another program on the bus closes notification `id` (CloseNotification): not the user.

@@ -32,8 +32,15 @@ enum Spawn {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
-        // Its own process group, as Process does: a signal to the test's group does not reach it.
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP))
+        // As Process does: its own process group (a signal to the test's group does not reach it), no signal blocked
+        // (the spawning thread, one of the runtime's, blocks some) and every signal's default action (the test
+        // process ignores SIGTERM).
+        var none = sigset_t(), all = sigset_t()
+        sigemptyset(&none)
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { (argv + envp).forEach { free($0) } }
@@ -47,7 +54,9 @@ enum Spawn {
     /// `terminationStatus` has it).
     static func wait(_ pid: pid_t) -> Int32 {
         var status: Int32 = 0
-        while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { return -1 }
+        }
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : signal
     }
@@ -67,8 +76,12 @@ enum Spawn {
         var outputs = [Data(), Data()]
         var fds = [pollfd(fd: first, events: Int16(POLLIN), revents: 0), pollfd(fd: second, events: Int16(POLLIN), revents: 0)]
         var buffer = [UInt8](repeating: 0, count: 65536)
+        defer { for entry in fds where entry.fd >= 0 { close(entry.fd) } }
         while fds.contains(where: { $0.fd >= 0 }) {
-            guard poll(&fds, nfds_t(fds.count), -1) >= 0 || errno == EINTR else { break }
+            guard poll(&fds, nfds_t(fds.count), -1) >= 0 else {
+                if errno == EINTR { continue }
+                break
+            }
             for index in fds.indices where fds[index].fd >= 0 && fds[index].revents != 0 {
                 let count = read(fds[index].fd, &buffer, buffer.count)
                 if count > 0 {

@@ -25,7 +25,7 @@ public enum ApprovalNotification {
             if let value, !value.isEmpty { lines.append("\(name): \(text(value, markup))") }
         }
         let buttons = actions ? self.actions(for: approval, polkit: polkit) : []
-        lines.append(instruction(for: approval, actions: actions))
+        lines.append(instruction(for: approval, actions: actions, markup: markup))
         if approval.kind == .verify, polkit, actions {
             lines.append("Approving asks for your password.")
         } else if approval.kind == .verify {
@@ -42,10 +42,10 @@ public enum ApprovalNotification {
     }
 
     /// What the user is asked to do, which differs by kind.
-    static func instruction(for approval: Approval, actions: Bool) -> String {
+    static func instruction(for approval: Approval, actions: Bool, markup: Bool) -> String {
         switch approval.kind {
         case .number:
-            let numbers = actions ? "" : ": " + (approval.numbers ?? []).map { DisplayText.sanitized($0) }.joined(separator: ", ")
+            let numbers = actions ? "" : ": " + (approval.numbers ?? []).map { text($0, markup) }.joined(separator: ", ")
             return "Pick the number shown at the sign-in\(numbers). Deny if you did not start it."
         case .verify: return "Confirm it is you, only if you started this sign-in."
         case .prompt, .stepup: return "Approve only if you started this sign-in."

@@ -21,10 +21,12 @@ public struct DesktopNotifier: Sendable {
     /// Runs until cancelled; then closes what it showed. Throws only `NoSessionBus`, when not told to wait.
     public func run() async throws {
         var connected = false
+        var lastFailure: String?
         while !Task.isCancelled {
             do {
                 let bus = try await NotificationBus.connect()
                 connected = true
+                lastFailure = nil
                 let shown = ShownNotifications(bus: bus, client: client, log: log)
                 await shown.start()
                 await serve(on: bus, shown: shown)
@@ -38,7 +40,9 @@ public struct DesktopNotifier: Sendable {
                 log("the session bus connection ended; connecting again")
             } catch {
                 guard connected || waitForBus else { throw NoSessionBus(reason: "\(error)") }
-                log("\(error)")
+                // Tried every 2 s, said once until it changes: the journal is not for a heartbeat.
+                if lastFailure != "\(error)" { log("\(error); trying again every 2 s") }
+                lastFailure = "\(error)"
             }
             try? await Task.sleep(for: .seconds(2))
         }

@@ -18,6 +18,7 @@ public final class NotificationBus: Sendable {
     public let signals: AsyncStream<NotificationSignal>
     private let signalSink: SignalSink
     private let state = Mutex(State())
+    private let initialOwner = Mutex<String?>(nil)
     private let wakeFD: Int32
 
     private init(wakeFD: Int32) {
@@ -63,9 +64,14 @@ public final class NotificationBus: Sendable {
         }
     }
 
-    public func close(_ id: UInt32) async throws {
-        try await perform { bus, error in (notify_bus_close_notification(bus, id, error, 512), ()) }
+    /// Closes a notification of the server that showed it; if that server has gone, there is nothing to close.
+    public func close(_ shown: ShownNotification) async throws {
+        try await perform { bus, error in (notify_bus_close_notification(bus, shown.server, shown.id, error, 512), ()) }
     }
+
+    /// The server that owns the notifications' name when connected (nil: none yet); later changes come as
+    /// `serverChanged` signals.
+    public var initialServer: String? { initialOwner.withLock { $0 } }
 
     public func capabilities() async throws -> Set<String> {
         try await perform { bus, error in
@@ -144,6 +150,7 @@ public final class NotificationBus: Sendable {
             opened.resume(throwing: NotificationBusError("cannot connect to the session bus: \(String(cString: strerror(-status))); \(hint)"))
             return
         }
+        initialOwner.withLock { $0 = notify_bus_server(bus).map { String(cString: $0) } }
         opened.resume()
         while true {
             let jobs: [Job]? = state.withLock { state in

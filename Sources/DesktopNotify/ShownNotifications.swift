@@ -10,7 +10,8 @@ actor ShownNotifications {
         var shown: ShownNotification?
         /// Pending, so the notifier keeps it on screen.
         var open = true
-        /// Closed by the user: not shown again (the approval stays answerable from pushctl).
+        /// Closed by the user, or by the server more than `maximumReshows` times: not shown again (the approval stays
+        /// answerable from pushctl).
         var dismissed = false
         /// A Notify is in flight for it.
         var showing = false
@@ -37,6 +38,7 @@ actor ShownNotifications {
         self.bus = bus
         self.client = client
         self.log = log
+        server = bus.initialServer
     }
 
     /// Reads what the server can do (starting it, where the bus can). Without a server, nothing is shown until one
@@ -103,9 +105,8 @@ actor ShownNotifications {
             let reshows = (entries[key]?.reshows ?? 0) + 1
             entries[key]?.reshows = reshows
             guard reshows <= Self.maximumReshows else {
-                if reshows == Self.maximumReshows + 1 {
-                    log("the notification server keeps closing approval \(key)'s notification (reason \(reason)); answer it with pushctl approve \(key) or pushctl deny \(key)")
-                }
+                entries[key]?.dismissed = true
+                log("the notification server keeps closing approval \(key)'s notification (reason \(reason)); answer it with pushctl approve \(key) or pushctl deny \(key)")
                 return
             }
             await show(key)
@@ -115,21 +116,26 @@ actor ShownNotifications {
                 log("ignored action '\(key)' that approval \(entry.approval.id) never offered")
                 return
             }
-            await answer(entry.approval, decision)
+            // Not awaited: an answer takes a round trip to the provider, and the signals behind it (another server
+            // took the name, say) must not wait for it.
+            Task { await answer(entry.approval, decision) }
         }
     }
 
     /// Closes what is still on screen, so that no button is left that nothing answers (the notifier is stopping).
     func closeAll() async -> Int {
-        let onScreen = entries.values.filter { $0.open }.compactMap(\.shown)
-        for shown in onScreen { await close(shown) }
-        return onScreen.count
+        var closed = 0
+        for shown in entries.values.filter({ $0.open }).compactMap(\.shown) where await close(shown) { closed += 1 }
+        return closed
     }
 
     /// Ids belong to the server that gave them: another server (or none) means none of ours is on screen any more.
     private func serverChanged(to newServer: String?) async {
         server = newServer
-        for id in entries.keys where entries[id]?.shown?.server != newServer { entries[id]?.shown = nil }
+        for id in entries.keys {
+            entries[id]?.reshows = 0
+            if entries[id]?.shown?.server != newServer { entries[id]?.shown = nil }
+        }
         guard newServer != nil else {
             log("the notification server went away; pending approvals are shown again when one starts")
             return
@@ -147,6 +153,8 @@ actor ShownNotifications {
                                                                                polkit: polkit))
             // The first answer from an activated server can come before the bus says it owns the name.
             if server == nil { server = shown.server }
+            // The server changed while it was being shown: that one's id is no use; shown again on the next round.
+            guard shown.server == server else { return }
             entries[id]?.shown = shown
             entries[id]?.failure = nil
             // Resolved while it was being shown.
@@ -159,9 +167,9 @@ actor ShownNotifications {
         }
     }
 
-    private func close(_ shown: ShownNotification) async {
-        guard shown.server == server else { return }
-        try? await bus.close(shown.id)
+    @discardableResult
+    private func close(_ shown: ShownNotification) async -> Bool {
+        (try? await bus.close(shown)) != nil
     }
 
     /// What to say once an approval is resolved, with the account's mute after a fraud report.
@@ -181,6 +189,10 @@ actor ShownNotifications {
         } catch {
             log("approval \(approval.id): \(error)")
             _ = try? await bus.notify(ApprovalNotification.refusal(of: approval, reason: "\(error)", markup: markup))
+            // A server that does not keep notifications after an action closed it as if the user had: the sign-in
+            // still waits, so it is shown again.
+            entries[approval.id]?.dismissed = false
+            await show(approval.id)
         }
     }
 }

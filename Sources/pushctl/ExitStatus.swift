@@ -1,7 +1,7 @@
 import ArgumentParser
 import ControlClient
 
-/// pushctl's exit codes: one table, which `pushctl --help` prints and docs/control-api.md repeats.
+/// pushctl's exit codes: one table, which `pushctl --help` prints and docs/design.md §5 repeats.
 enum ExitStatus {
     static let failure: Int32 = 1
     /// A bad flag or value, also when the daemon finds it (an ambiguous id prefix, a number for a prompt).

@@ -3,6 +3,7 @@ import ControlClient
 import DesktopNotify
 import Foundation
 import PushAgentCore
+import Synchronization
 
 struct Notify: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,16 +25,22 @@ struct Notify: AsyncParsableCommand {
         let notifier = DesktopNotifier(client: ControlClient(resolving: socket), waitForBus: wait) { line in
             FileHandle.standardError.write(Data(("pushctl notify: " + line + "\n").utf8))
         }
-        let running = Task { try await notifier.run() }
-        // Stopping closes the notifications: a button left on screen would answer nothing.
-        let stops = [SIGTERM, SIGINT].map { number in
+        // Stopping closes the notifications: a button left on screen would answer nothing. A second signal does not
+        // wait for that.
+        let stopping = Mutex<Task<Void, any Error>?>(nil)
+        let stops = [SIGTERM, SIGINT].map { (number: Int32) -> any DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number)
-            source.setEventHandler { running.cancel() }
+            source.setEventHandler {
+                guard let running = stopping.withLock({ $0 }), !running.isCancelled else { Glibc.exit(128 + number) }
+                running.cancel()
+            }
             source.resume()
             return source
         }
         defer { stops.forEach { $0.cancel() } }
+        let running = Task { try await notifier.run() }
+        stopping.withLock { $0 = running }
         do {
             try await running.value
         } catch let error as NoSessionBus {

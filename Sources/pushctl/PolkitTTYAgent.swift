@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 
 /// pkttyagent, registered as polkit's authentication agent for this process, as systemctl runs it: while it runs, a
@@ -8,12 +7,17 @@ import Foundation
 struct PolkitTTYAgent {
     let pid: pid_t
 
+    /// It could not be started: a failure at run time (exit 1), not a usage error.
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
     /// Starts pkttyagent and returns once it is registered; nil when it is not installed or could not register
     /// (it says why on stderr).
     static func start() throws -> PolkitTTYAgent? {
         guard let path = executable() else { return nil }
         var ends: [Int32] = [0, 0]
-        guard pipe(&ends) == 0 else { throw ValidationError("cannot start pkttyagent: pipe: \(String(cString: strerror(errno)))") }
+        guard pipe(&ends) == 0 else { throw Failure(description: "cannot start pkttyagent: pipe: \(String(cString: strerror(errno)))") }
         let (readEnd, notifyEnd) = (ends[0], ends[1])
         defer { close(readEnd) }
         var actions = posix_spawn_file_actions_t()
@@ -34,7 +38,7 @@ struct PolkitTTYAgent {
             posix_spawn(&pid, path, &actions, &attributes, argv, environ)
         }
         close(notifyEnd)
-        guard status == 0 else { throw ValidationError("cannot start \(path): \(String(cString: strerror(status)))") }
+        guard status == 0 else { throw Failure(description: "cannot start \(path): \(String(cString: strerror(status)))") }
         // pkttyagent closes its end once it is registered, or exits (closing it too) when it cannot register.
         var byte: UInt8 = 0
         while read(readEnd, &byte, 1) < 0, errno == EINTR {}

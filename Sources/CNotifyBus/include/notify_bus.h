@@ -28,7 +28,12 @@ int notify_bus_notify(notify_bus *bus, const char *app_name, uint32_t replaces_i
                       const char *summary, const char *body, const char *const *actions, size_t action_count,
                       uint8_t urgency, int resident, int transient, int32_t expire_timeout_ms,
                       uint32_t *id_out, char **server_out, char *error, size_t error_size);
-int notify_bus_close_notification(notify_bus *bus, uint32_t id, char *error, size_t error_size);
+// CloseNotification, sent to `server` (a unique name): the id is that server's, and a server that has gone since
+// must not close another's notification of the same id.
+int notify_bus_close_notification(notify_bus *bus, const char *server, uint32_t id, char *error, size_t error_size);
+// The unique name of the server owning org.freedesktop.Notifications now, or NULL; valid until the next
+// notify_bus_run_once.
+const char *notify_bus_server(notify_bus *bus);
 // GetCapabilities: a NULL-terminated array of strings, each and the array freed with free().
 int notify_bus_capabilities(notify_bus *bus, char ***out, char *error, size_t error_size);
 
