@@ -46,6 +46,7 @@ public final class ManagedProcess: Sendable {
                 }
             }
             try? reader.close()
+            output.finish()
         }
     }
 
@@ -56,11 +57,16 @@ public final class ManagedProcess: Sendable {
     /// Waits until a line of output starts with `prefix` and returns the rest of it.
     public func waitForLine(startingWith prefix: String, timeout: Duration = .seconds(20)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
+        func printed() -> String? {
+            text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
+        }
         while ContinuousClock.now < deadline {
-            if let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) {
-                return String(line.dropFirst(prefix.count))
+            if let rest = printed() { return rest }
+            guard process.isRunning else {
+                _ = try await waitForExit()
+                if let rest = printed() { return rest }
+                throw HarnessError("\(name) exited (\(process.terminationStatus)) before printing '\(prefix)':\n\(text)")
             }
-            guard process.isRunning else { throw HarnessError("\(name) exited (\(process.terminationStatus)) before printing '\(prefix)':\n\(text)") }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw HarnessError("\(name) printed no line starting with '\(prefix)' within \(timeout):\n\(text)")
@@ -75,6 +81,10 @@ public final class ManagedProcess: Sendable {
             guard ContinuousClock.now < deadline else { throw HarnessError("\(name) still running after \(timeout)") }
             try await Task.sleep(for: .milliseconds(20))
         }
+        // What it printed last may still be in the pipe: its reader gets to the end, unless a child of the process
+        // holds the pipe open (then what is there after a moment).
+        let drained = ContinuousClock.now + .seconds(2)
+        while !output.isFinished, ContinuousClock.now < drained { try await Task.sleep(for: .milliseconds(10)) }
         return (process.terminationStatus, process.terminationReason == .uncaughtSignal)
     }
 
@@ -96,7 +106,11 @@ public final class ManagedProcess: Sendable {
 /// Output collected from the pipe's reader thread.
 private final class OutputBuffer: Sendable {
     private let data = Mutex(Data())
+    private let finished = Mutex(false)
     func append(_ chunk: Data) { data.withLock { $0.append(chunk) } }
+    /// The reader reached the end of the pipe: every holder of its write end is gone.
+    func finish() { finished.withLock { $0 = true } }
+    var isFinished: Bool { finished.withLock { $0 } }
     var text: String { data.withLock { String(decoding: $0, as: UTF8.self) } }
 }
 
