@@ -125,7 +125,10 @@ for target in $TARGETS; do
     RESULT[$target,release]=$released
     exec {HOLDER[1]}>&-
     wait "$HOLDER_PID" 2>/dev/null || true
-    sleep 1
+    # The relay looks at its open connections every 2 s and gives memory back after a storm (MemoryReturn).
+    sleep 5
+    RESULT[$target,before]=$(( rss_before / 1024 ))
+    RESULT[$target,after]=$(( $(rss_kib "$target") / 1024 ))
 done
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ if (b+0 == 0 || a ~ />/) print "–"; else printf "%.2f×", a/b }'; }
@@ -136,13 +139,17 @@ row() {
         "$(ratio "${RESULT[relay,$key]:-0}" "${RESULT[redis,$key]:-0}")"
 }
 echo
+fdatasync_line
+echo
 echo "| metric | pushrelay | nchan (memory) | nchan + Redis (fsync always) | pushrelay ÷ nchan | pushrelay ÷ nchan+Redis |"
 echo "|---|---|---|---|---|---|"
 row "delivery latency p50 (ms)" p50
 row "delivery latency p99 (ms)" p99
 row "throughput, durable before the 200 (messages/s)" rate
 row "server CPU per message (ms)" cpu
+row "RSS before the long-polls (MiB)" before
 row "RSS with $HOLD waiting long-polls (MiB)" rss
+row "RSS 5 s after they all closed (MiB)" after
 row "memory per waiting long-poll (KiB)" perpoll
 row "CPU while they wait (% of a core)" idle
 row "$DROP disconnected long-polls released after (s)" release

@@ -50,7 +50,9 @@ public func makeRelayServices(
         listen: config.listen, router: router, slots: slots, requestTimeout: requestTimeout, logger: logger,
         onListening: onListening)
     // The store's services start with the server and stop after it (a group stops its services last to first).
-    return storeServices + [server, PollShutdown(waiters: waiters)]
+    return storeServices + [server, PollShutdown(waiters: waiters),
+                            MemoryReturn(openConnections: { slots.openCount },
+                                         drop: MemoryReturn.drop(connectionLimit: slots.limit), metrics: metrics, logger: logger)]
 }
 
 /// Ends every waiting long-poll, with an empty answer, as soon as a graceful shutdown starts: the server's own

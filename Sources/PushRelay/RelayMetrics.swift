@@ -4,7 +4,7 @@ import Synchronization
 /// which Prometheus handles as a counter reset.
 final class RelayMetrics: Sendable {
     enum Counter: CaseIterable {
-        case sent, delivered, expired, collapsed, accessTokensIssued, unavailable
+        case sent, delivered, expired, collapsed, accessTokensIssued, unavailable, memoryTrims
 
         var name: String {
             switch self {
@@ -14,6 +14,7 @@ final class RelayMetrics: Sendable {
             case .collapsed: "pushrelay_messages_collapsed_total"
             case .accessTokensIssued: "pushrelay_access_tokens_issued_total"
             case .unavailable: "pushrelay_requests_unavailable_total"
+            case .memoryTrims: "pushrelay_memory_trims_total"
             }
         }
 
@@ -25,6 +26,7 @@ final class RelayMetrics: Sendable {
             case .collapsed: "Undelivered messages replaced by a newer one with the same collapse key."
             case .accessTokensIssued: "Access tokens issued to service accounts by POST /token."
             case .unavailable: "Requests answered 503 because the database did not answer in time or was unreachable."
+            case .memoryTrims: "Times the relay gave freed memory back to the system (malloc_trim) after many connections closed."
             }
         }
     }

@@ -113,6 +113,22 @@ struct RelayConnectionLimitTests {
         }
     }
 
+    /// After a storm of connections glibc kept the memory they had used (RSS stayed at its peak, docs/benchmarks.md):
+    /// once the open connections fall by a sixteenth of the limit (here 64 of 192), the relay trims its heap.
+    @Test func freedMemoryIsGivenBackOnceManyConnectionsClosed() async throws {
+        try await Relay.run(requestTimeoutSeconds: 60) { relay in
+            #expect(try await relay.metric("pushrelay_memory_trims_total") == 0)
+            var storm: [RawConnection] = []
+            for _ in 0..<100 { storm.append(try RawConnection(loopbackPort: relay.port)) }
+            // Open across one of the relay's 2 s looks at its connections.
+            try await Task.sleep(for: .seconds(3))
+            storm.removeAll()
+            try await eventually("the relay trims its heap", timeout: .seconds(8)) {
+                try await relay.metric("pushrelay_memory_trims_total") == 1
+            }
+        }
+    }
+
     /// Before, a long-poll whose client had gone held its connection, task and memory until its deadline (60 s).
     @Test func longPollsWhoseClientLeftAreReleasedWithinASecond() async throws {
         try await Relay.run(requestTimeoutSeconds: 60) { relay in

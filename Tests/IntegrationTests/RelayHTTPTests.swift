@@ -100,7 +100,7 @@ struct RelayHTTPTests {
         try await Relay.run(requestTimeoutSeconds: 30) { relay in
             let connection = try RawConnection(loopbackPort: relay.port)
             connection.send(try await relay.registerDevice().pollRequest(wait: 60))
-            try await eventually("the poll waits", timeout: .seconds(5)) {
+            try await eventually("the poll waits", timeout: .seconds(15)) {
                 try await relay.metric("pushrelay_polls_waiting") == 1
             }
             connection.send(pipelined)
