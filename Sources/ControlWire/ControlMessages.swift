@@ -89,6 +89,11 @@ public struct StatusResponse: Codable, Sendable {
     /// (absent from daemons before polkit; treat that, and a value not known here, as "password").
     public var userVerification: String?
 
+    /// `userVerification` as this client knows it: absent or unknown is `password`.
+    public var userVerificationMethod: UserVerificationMethod {
+        userVerification.flatMap(UserVerificationMethod.init(rawValue:)) ?? .password
+    }
+
     public init(version: String, uptimeSeconds: Int, deviceId: String?, pushToken: String?, relay: RelayStatus, counts: Counts,
                 mutedAccounts: [Account], secretsSealedBy: String, pushSources: [PushSourceStatus],
                 userVerification: UserVerificationMethod) {

@@ -77,7 +77,7 @@ public struct DesktopNotifier: Sendable {
                     if !live {
                         live = true
                         let pending = try await client.approvals(state: .pending)
-                        let polkit = try await client.status().userVerification == UserVerificationMethod.polkit.rawValue
+                        let polkit = try await client.status().userVerificationMethod == .polkit
                         if reported { log("pushagentd: reconnected; \(pending.count) approval\(pending.count == 1 ? "" : "s") pending") }
                         reported = false
                         await shown.sync(pending: pending, polkit: polkit)

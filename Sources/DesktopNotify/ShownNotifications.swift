@@ -93,8 +93,7 @@ actor ShownNotifications {
         case .serverChanged(let server):
             await serverChanged(to: server)
         case .closed(let id, let reason):
-            guard let key = entries.first(where: { $0.value.shown?.id == id && $0.value.shown?.server == server })?.key
-            else { return }
+            guard let key = approvalId(shownAs: id) else { return }
             entries[key]?.shown = nil
             guard entries[key]?.open == true else { return }
             if reason == 2 {
@@ -111,7 +110,7 @@ actor ShownNotifications {
             }
             await show(key)
         case .actionInvoked(let id, let key):
-            guard let entry = entries.values.first(where: { $0.shown?.id == id && $0.shown?.server == server }) else { return }
+            guard let entry = approvalId(shownAs: id).flatMap({ entries[$0] }) else { return }
             guard let decision = ApprovalNotification.decision(forAction: key, of: entry.approval, polkit: polkit) else {
                 log("ignored action '\(key)' that approval \(entry.approval.id) never offered")
                 return
@@ -120,6 +119,11 @@ actor ShownNotifications {
             // took the name, say) must not wait for it.
             Task { await answer(entry.approval, decision) }
         }
+    }
+
+    /// The approval whose notification has `id` on the current server.
+    private func approvalId(shownAs id: UInt32) -> String? {
+        entries.first { $0.value.shown?.id == id && $0.value.shown?.server == server }?.key
     }
 
     /// Closes what is still on screen, so that no button is left that nothing answers (the notifier is stopping).

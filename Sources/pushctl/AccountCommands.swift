@@ -23,7 +23,7 @@ struct Status: AsyncParsableCommand {
             device: \(status.deviceId ?? "(not registered yet)")
             accounts: \(status.counts.accounts)   pending: \(status.counts.pending)   rejected pushes: \(status.counts.rejectedPushes)
             secrets sealed by: \(status.secretsSealedBy ?? "(not reported by this pushagentd)")
-            verify approvals: \(status.userVerification == UserVerificationMethod.polkit.rawValue ? "polkit asks for your password" : "your login password, checked through PAM")
+            verify approvals: \(status.userVerificationMethod == .polkit ? "polkit asks for your password" : "your login password, checked through PAM")
             """)
             // The relay's line is above; the providers' own sources (privacyIDEA polling) follow it when they have
             // something to fetch.

@@ -73,7 +73,7 @@ struct Approve: AsyncParsableCommand {
                         password = try PasswordInput.line(from: passwordFD)
                     } else if getuid() == 0 {
                         verified = Prompt.ask("This sign-in requires you to confirm it is you. Type 'yes' to approve: ") == "yes"
-                    } else if try await client.status().userVerification == UserVerificationMethod.polkit.rawValue,
+                    } else if try await client.status().userVerificationMethod == .polkit,
                               let agent = try PolkitTTYAgent.start() {
                         polkitAgent = agent
                     } else {
