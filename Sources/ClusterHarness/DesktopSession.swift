@@ -6,8 +6,8 @@ import Synchronization
 /// (dbus-monitor); a button is pressed the way a user does, through dunst's context menu (`dunstctl context`),
 /// whose menu program is a script here that picks the wanted line.
 public final class DesktopSession: Sendable {
-    public static let programs = ["/usr/bin/Xvfb", "/usr/bin/dbus-daemon", "/usr/bin/dbus-monitor", "/usr/bin/dbus-send",
-                                  "/usr/bin/dunst", "/usr/bin/dunstctl", "/usr/bin/dunstify"]
+    public static let programs = ["/usr/bin/Xvfb", "/usr/bin/dbus-daemon", "/usr/bin/dbus-monitor", "/usr/bin/dunst",
+                                  "/usr/bin/dunstctl", "/usr/bin/dunstify"]
     public static var missingPrograms: [String] { programs.filter { !FileManager.default.isExecutableFile(atPath: $0) } }
 
     public let directory: String
@@ -137,17 +137,15 @@ public final class DesktopSession: Sendable {
             let shown = try await CommandResult.run("/usr/bin/dunstify", ["-a", "filler", "-p", "filler \(index)"],
                                                     environment: environment)
             let id = shown.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            guard shown.status == 0, !id.isEmpty else { throw HarnessError("dunstify: \(shown.stderr)") }
-            _ = try await CommandResult.run("/usr/bin/dunstify", ["-C", id], environment: environment)
+            guard shown.status == 0, let id = UInt32(id) else { throw HarnessError("dunstify: \(shown.stderr)") }
+            try await closeFromAnotherClient(id)
         }
     }
 
     /// Another program on the bus closes notification `id` (CloseNotification): not the user.
     public func closeFromAnotherClient(_ id: UInt32) async throws {
-        let closed = try await CommandResult.run("/usr/bin/dbus-send", [
-            "--session", "--print-reply", "--dest=org.freedesktop.Notifications", "/org/freedesktop/Notifications",
-            "org.freedesktop.Notifications.CloseNotification", "uint32:\(id)"], environment: environment)
-        guard closed.status == 0 else { throw HarnessError("dbus-send CloseNotification: \(closed.stderr)") }
+        let closed = try await CommandResult.run("/usr/bin/dunstify", ["-C", "\(id)"], environment: environment)
+        guard closed.status == 0 else { throw HarnessError("dunstify -C (CloseNotification): \(closed.stderr)") }
     }
 
     private func stopBus() async {
