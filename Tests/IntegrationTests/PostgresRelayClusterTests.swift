@@ -51,7 +51,7 @@ struct PostgresRelayClusterTests {
             #expect(line.contains("storing a message for device"))
             #expect(line.contains("violates check constraint \"data_is_short\" (SQLSTATE 23514)"))
             #expect(line.contains("PL/pgSQL function pushrelay_enqueue"))
-            #expect(line.contains("statement: SELECT seq, collapsed FROM pushrelay_enqueue($1"))
+            #expect(line.contains("statement: SELECT ord, seq, collapsed FROM pushrelay_enqueue_batch($1"))
             #expect(!output.contains("not-for-the-log"), "no parameter's value")
         } catch {
             await relays.stopAll()

@@ -128,8 +128,8 @@ struct PostgresClusterTests {
         let device = try await relays[0].register()
         #expect(try await relays[2].send(to: device).status == 200)
         for relay in relays { try await relay.stop() }
-        #expect(try await server.sql("SELECT count(*), max(version) FROM schema_version", database: name) == "2|2",
-                "each of the two migrations applied once")
+        #expect(try await server.sql("SELECT count(*), max(version) FROM schema_version", database: name) == "3|3",
+                "each of the three migrations applied once")
     }
 
     /// Issue 24: eight instances under load fit PostgreSQL's default `max_connections` (100, 3 reserved): each pool

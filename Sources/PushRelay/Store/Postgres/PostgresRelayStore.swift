@@ -13,6 +13,7 @@ import _ConnectionPoolModule
 /// `PostgresWakeListener`; the message itself stays in the table.
 final class PostgresRelayStore: RelayStorage {
     static let wakeChannel = "pushrelay_wake"
+    let isShared = true
 
     let settings: PostgresSettings
     /// Undelivered messages one device may have, counted across instances.
@@ -24,6 +25,8 @@ final class PostgresRelayStore: RelayStorage {
     private let devices = DeviceCache()
     private let outageLog: OutageLog
     private let announcer: WakeAnnouncer
+    private let sends: StatementBatcher<PostgresStatements.EnqueueBatch.Send, SendOutcome>
+    private let polls: StatementBatcher<PostgresStatements.PollBatch.Poll, [PostgresStatements.PollBatch.Row]>
 
     /// Connects (a failure says where to and what to check), migrates the schema, and starts the connection pool.
     static func open(_ settings: PostgresSettings, maximumQueuedPerDevice: Int, logger: Logger) async throws -> PostgresRelayStore {
@@ -50,6 +53,14 @@ final class PostgresRelayStore: RelayStorage {
         self.client = client
         announcer = WakeAnnouncer { deviceIDs in
             await Self.notify(deviceIDs, client: client, settings: settings, logger: logger)
+        }
+        sends = StatementBatcher(largest: Self.largestBatch) { batch in
+            try await Self.store(batch, limit: maximumQueuedPerDevice, client: client, logger: logger)
+        }
+        polls = StatementBatcher(largest: Self.largestBatch) { batch in
+            try await Self.inDeviceOrder(batch, deviceID: \.deviceID, row: \.0, client: client, logger: logger) {
+                PostgresStatements.PollBatch(polls: $0)
+            }
         }
         // Immediate: the pool counts as running before the first lease (postgres-nio warns of a lease before `run`).
         pool = Task.immediate { await client.run() }
@@ -128,12 +139,18 @@ final class PostgresRelayStore: RelayStorage {
         _ operation: String, _ statement: Statement
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         try await guarded(operation, statement: Statement.sql) { [client, logger] in
-            try await client.withConnection { connection in
-                try await Self.closingWhenCancelled(connection) {
-                    var rows: [Statement.Row] = []
-                    for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
-                    return rows
-                }
+            try await Self.rows(statement, client: client, logger: logger)
+        }
+    }
+
+    private static func rows<Statement: PostgresPreparedStatement>(
+        _ statement: Statement, client: PostgresClient, logger: Logger
+    ) async throws -> [Statement.Row] where Statement.Row: Sendable {
+        try await client.withConnection { connection in
+            try await closingWhenCancelled(connection) {
+                var rows: [Statement.Row] = []
+                for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
+                return rows
             }
         }
     }
@@ -178,30 +195,73 @@ final class PostgresRelayStore: RelayStorage {
         try await rows("counting devices", "SELECT count(*) FROM device").first?.decode(Int.self) ?? 0
     }
 
-    /// One prepared statement, committed on its own (`pushrelay_enqueue` in PostgresSchema). It takes the device's
-    /// row lock first and holds it until it commits, so the next send to the device waits and seqs commit in order.
+    /// Sends go to the database in batches (`StatementBatcher`): one prepared statement and one commit
+    /// (`pushrelay_enqueue_batch` in PostgresSchema) for every send that arrived while the previous batch was on its
+    /// way. Each send takes its device's row lock and holds it until the batch commits, so the next send to the
+    /// device waits and seqs commit in order.
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
         let (data, notification) = outgoing.encodedPayload()
-        let statement = PostgresStatements.Enqueue(
+        let send = PostgresStatements.EnqueueBatch.Send(
             deviceID: deviceID, messageID: Identifiers.messageID(), data: data, notification: notification,
-            priority: outgoing.priority.rawValue, collapseKey: outgoing.collapseKey, now: now,
-            expiresAt: now + outgoing.ttlMilliseconds, limit: Int64(maximumQueuedPerDevice))
-        guard let (seq, collapsed) = try await rows("storing a message for device \(deviceID)", statement).first else {
+            priority: outgoing.priority.rawValue, collapseKey: outgoing.collapseKey, sentAt: now,
+            expiresAt: now + outgoing.ttlMilliseconds)
+        let outcome = try await guarded("storing a message for device \(deviceID)", statement: PostgresStatements.EnqueueBatch.sql) {
+            [sends] in try await sends.submit(send)
+        }
+        switch outcome {
+        case .noDevice:
             devices.forget(deviceID: deviceID)
             return nil
+        case .full:
+            throw DeviceQueueFull(limit: maximumQueuedPerDevice)
+        case .stored(let seq, let collapsed):
+            wake(deviceID: deviceID)
+            let message = RelayMessage(
+                seq: seq, id: send.messageID, data: outgoing.data, notification: outgoing.notification,
+                priority: outgoing.priority, sentAt: now, expiresAt: send.expiresAt)
+            return EnqueueResult(message: message, collapsed: collapsed)
         }
-        wake(deviceID: deviceID)
-        let message = RelayMessage(
-            seq: seq, id: statement.messageID, data: outgoing.data, notification: outgoing.notification,
-            priority: outgoing.priority, sentAt: now, expiresAt: statement.expiresAt)
-        return EnqueueResult(message: message, collapsed: collapsed)
     }
 
-    /// One prepared statement (`pushrelay_poll`): a poll with nothing to acknowledge or deliver reads and writes
-    /// nothing else, so its commit waits for no disk.
+    enum SendOutcome: Sendable {
+        case stored(seq: Int64, collapsed: Int)
+        case full
+        case noDevice
+    }
+
+    private static func store(
+        _ sends: [PostgresStatements.EnqueueBatch.Send], limit: Int, client: PostgresClient, logger: Logger
+    ) async throws -> [SendOutcome] {
+        let rows = try await inDeviceOrder(sends, deviceID: \.deviceID, row: \.0, client: client, logger: logger) {
+            PostgresStatements.EnqueueBatch(sends: $0, limit: Int64(limit))
+        }
+        return rows.map { rows in
+            guard let (_, seq, collapsed) = rows.first else { return .noDevice }
+            return seq.map { .stored(seq: $0, collapsed: collapsed) } ?? .full
+        }
+    }
+
+    /// Runs a batch's statement with its items ordered by device, so that two batches take their devices' row locks
+    /// in the same order and never wait for each other crosswise, and hands each item its rows (`ord`, the 1-based
+    /// place in the statement's arrays, is the row's first column). Within the deadline, like a request's work: a
+    /// batch stuck on a dead connection would hold up every later one.
+    private static func inDeviceOrder<Item, Statement: PostgresPreparedStatement>(
+        _ items: [Item], deviceID: (Item) -> String, row ord: (Statement.Row) -> Int32, client: PostgresClient,
+        logger: Logger, statement: ([Item]) -> Statement
+    ) async throws -> [[Statement.Row]] where Statement.Row: Sendable {
+        let order = items.indices.sorted { deviceID(items[$0]) < deviceID(items[$1]) }
+        let statement = statement(order.map { items[$0] })
+        let rows = try await StoreDeadline.run { try await Self.rows(statement, client: client, logger: logger) }
+        var rowsByItem = [[Statement.Row]](repeating: [], count: items.count)
+        for row in rows { rowsByItem[order[Int(ord(row)) - 1]].append(row) }
+        return rowsByItem
+    }
+
+    /// Polls go to the database in batches like sends (`pushrelay_poll_batch`): a poll with nothing to acknowledge
+    /// or deliver writes nothing, so a batch of them commits without waiting for the disk.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult? {
-        let statement = PostgresStatements.Poll(deviceID: deviceID, after: after, limit: Int32(limit), now: now, acknowledge: true)
-        guard let reply = try await read(statement) else {
+        let poll = PostgresStatements.PollBatch.Poll(deviceID: deviceID, after: after, limit: Int32(limit), now: now, acknowledge: true)
+        guard let reply = try await read(poll) else {
             devices.forget(deviceID: deviceID)
             return nil
         }
@@ -210,13 +270,15 @@ final class PostgresRelayStore: RelayStorage {
     }
 
     func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]? {
-        let statement = PostgresStatements.Poll(deviceID: deviceID, after: after, limit: Int32(limit), now: now, acknowledge: false)
-        return try await read(statement)?.messages
+        let poll = PostgresStatements.PollBatch.Poll(deviceID: deviceID, after: after, limit: Int32(limit), now: now, acknowledge: false)
+        return try await read(poll)?.messages
     }
 
-    private func read(_ statement: PostgresStatements.Poll) async throws -> PostgresStatements.Poll.Reply? {
-        let rows = try await rows("reading the messages of device \(statement.deviceID)", statement)
-        return try PostgresStatements.Poll.Reply(rows)
+    private func read(_ poll: PostgresStatements.PollBatch.Poll) async throws -> PostgresStatements.PollBatch.Reply? {
+        let rows = try await guarded("reading the messages of device \(poll.deviceID)", statement: PostgresStatements.PollBatch.sql) {
+            [polls] in try await polls.submit(poll)
+        }
+        return try PostgresStatements.PollBatch.Reply(rows)
     }
 
     /// Drops messages whose TTL passed (polls skip them anyway) and returns how many. Every instance sweeps; rows a
@@ -237,6 +299,9 @@ final class PostgresRelayStore: RelayStorage {
     }
 
     private static let sweepBatch = 1000
+    /// Enough for a batch to carry a busy instance's sends (a batch commits in about a millisecond), small enough
+    /// that its row locks are held briefly.
+    private static let largestBatch = 256
 
     /// After the change commits, in a transaction of its own (`WakeAnnouncer`): a NOTIFY inside the send's
     /// transaction would make every send wait for the previous one's disk flush (docs/benchmarks.md).

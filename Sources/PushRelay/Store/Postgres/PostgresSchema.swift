@@ -167,6 +167,107 @@ enum PostgresSchema {
             END $$
             """,
         ],
+        [
+            // Sends in batches (`PostgresStatements.EnqueueBatch`, `SendBatcher`): one statement and one commit for
+            // every send that arrived while the previous batch was in the database. Each send is
+            // `pushrelay_enqueue`'s, but a full queue ends only that send: its seq and counter are put back under the
+            // row lock (nobody else saw them), where raising would roll back the whole batch. A collapse before a
+            // full queue stays done; it can only have removed expired messages, since a live one removed would have
+            // made room. The caller orders the batch by device, so two batches lock their rows in the same order and
+            // never wait for each other crosswise.
+            """
+            CREATE FUNCTION pushrelay_enqueue_batch(
+                p_devices text[], p_message_ids text[], p_data text[], p_notifications text[], p_priorities text[],
+                p_collapse_keys text[], p_sent_at bigint[], p_expires_at bigint[], p_limit bigint,
+                OUT ord integer, OUT seq bigint, OUT collapsed integer) RETURNS SETOF record LANGUAGE plpgsql AS $$
+            DECLARE
+                v_device text;
+                v_queued bigint;
+                v_live bigint;
+            BEGIN
+                FOR i IN 1 .. coalesce(array_length(p_devices, 1), 0) LOOP
+                    ord := i;
+                    v_device := p_devices[i];
+                    UPDATE device SET last_seq = last_seq + 1, queued = queued + 1 WHERE id = v_device
+                        RETURNING last_seq, queued INTO seq, v_queued;
+                    CONTINUE WHEN NOT FOUND;
+                    collapsed := 0;
+                    IF p_collapse_keys[i] IS NOT NULL THEN
+                        DELETE FROM message m WHERE m.device_id = v_device AND m.collapse_key = p_collapse_keys[i];
+                        GET DIAGNOSTICS collapsed = ROW_COUNT;
+                        IF collapsed > 0 THEN
+                            v_queued := v_queued - collapsed;
+                            UPDATE device SET queued = v_queued WHERE id = v_device;
+                        END IF;
+                    END IF;
+                    IF v_queued > p_limit THEN
+                        SELECT count(*), count(*) FILTER (WHERE m.expires_at > p_sent_at[i]) INTO v_queued, v_live
+                            FROM message m WHERE m.device_id = v_device;
+                        IF v_live >= p_limit THEN
+                            UPDATE device SET last_seq = last_seq - 1, queued = v_queued WHERE id = v_device;
+                            seq := NULL;
+                            RETURN NEXT;
+                            CONTINUE;
+                        END IF;
+                        UPDATE device SET queued = v_queued + 1 WHERE id = v_device;
+                    END IF;
+                    INSERT INTO message (device_id, seq, message_id, data, notification, priority, collapse_key, sent_at, expires_at)
+                    VALUES (v_device, seq, p_message_ids[i], p_data[i], p_notifications[i], p_priorities[i], p_collapse_keys[i],
+                            p_sent_at[i], p_expires_at[i]);
+                    RETURN NEXT;
+                END LOOP;
+            END $$
+            """,
+            // Polls in batches, the same way: each is `pushrelay_poll`'s, its rows tagged with its place in the
+            // batch. The caller orders the batch by device, as for sends.
+            """
+            CREATE FUNCTION pushrelay_poll_batch(
+                p_devices text[], p_afters bigint[], p_limits integer[], p_nows bigint[], p_acknowledge boolean[],
+                OUT ord integer, OUT acknowledged integer, OUT delivered bigint, OUT seq bigint, OUT message_id text,
+                OUT data text, OUT notification text, OUT priority text, OUT sent_at bigint, OUT expires_at bigint)
+                RETURNS SETOF record LANGUAGE plpgsql AS $$
+            DECLARE
+                v_device text;
+                v_after bigint;
+                v_last bigint;
+                v_acknowledges boolean;
+            BEGIN
+                FOR i IN 1 .. coalesce(array_length(p_devices, 1), 0) LOOP
+                    ord := i;
+                    v_device := p_devices[i];
+                    v_after := p_afters[i];
+                    v_last := NULL;
+                    acknowledged := 0;
+                    seq := NULL; message_id := NULL; data := NULL; notification := NULL; priority := NULL;
+                    sent_at := NULL; expires_at := NULL;
+                    SELECT d.delivered_seq, p_acknowledge[i] AND EXISTS (
+                        SELECT 1 FROM message m WHERE m.device_id = v_device AND m.seq <= v_after)
+                        INTO delivered, v_acknowledges FROM device d WHERE d.id = v_device;
+                    CONTINUE WHEN NOT FOUND;
+                    IF v_after > delivered THEN RETURN NEXT; CONTINUE; END IF;
+                    IF v_acknowledges THEN
+                        PERFORM 1 FROM device d WHERE d.id = v_device FOR UPDATE;
+                        DELETE FROM message m WHERE m.device_id = v_device AND m.seq <= v_after;
+                        GET DIAGNOSTICS acknowledged = ROW_COUNT;
+                        UPDATE device d SET queued = d.queued - acknowledged WHERE d.id = v_device;
+                    END IF;
+                    FOR seq, message_id, data, notification, priority, sent_at, expires_at IN
+                        SELECT m.seq, m.message_id, m.data, m.notification, m.priority, m.sent_at, m.expires_at
+                        FROM message m WHERE m.device_id = v_device AND m.seq > v_after AND m.expires_at > p_nows[i]
+                        ORDER BY m.seq LIMIT p_limits[i]
+                    LOOP
+                        v_last := seq;
+                        RETURN NEXT;
+                    END LOOP;
+                    IF v_last IS NULL THEN
+                        RETURN NEXT;
+                    ELSIF v_last > delivered THEN
+                        UPDATE device d SET delivered_seq = GREATEST(d.delivered_seq, v_last) WHERE d.id = v_device;
+                    END IF;
+                END LOOP;
+            END $$
+            """,
+        ],
     ]
 
     /// The SQLSTATE `pushrelay_enqueue` raises for a full queue (class PR: ours, unused by PostgreSQL).
