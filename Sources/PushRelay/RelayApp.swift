@@ -30,7 +30,7 @@ public func makeRelayServices(
     SendRoutes(
         store: store, waiters: waiters, metrics: metrics,
         senderKeys: config.senderKeys.map { .init(project: $0.project, digest: secretDigest($0.key)) },
-        pollsMayWaitElsewhere: !storeServices.isEmpty
+        pollsMayWaitElsewhere: store.isShared
     ).add(to: &router)
     TokenRoutes(
         store: store, metrics: metrics,
@@ -66,14 +66,28 @@ private struct PollShutdown: Service {
     }
 }
 
-/// The configured store, and what has to run beside the server for it (nothing for SQLite).
+/// SQLite's TTL sweep: polls write nothing, so without sends nothing else would delete expired messages.
+private struct SQLiteSweep: Service {
+    let store: SQLiteRelayStore
+
+    func run() async {
+        await cancelWhenGracefulShutdown {
+            while (try? await Task.sleep(for: PostgresRelayService.sweepInterval)) != nil {
+                try? await store.sweepWhenExpired(now: nowMilliseconds())
+            }
+        }
+    }
+}
+
+/// The configured store, and what has to run beside the server for it.
 private func openStorage(
     _ config: RelayConfig, metrics: RelayMetrics, waiters: PollWaiters, logger: Logger
 ) async throws -> (any RelayStorage, [any Service]) {
     let onExpired: @Sendable (Int) -> Void = { metrics.add(.expired, $0) }
     switch config.database {
     case .sqlite(let directory):
-        return (try SQLiteRelayStore(directory: directory, maximumQueuedPerDevice: config.maximumQueuedPerDevice, onExpired: onExpired), [])
+        let store = try SQLiteRelayStore(directory: directory, maximumQueuedPerDevice: config.maximumQueuedPerDevice, onExpired: onExpired)
+        return (store, [SQLiteSweep(store: store)])
     case .postgres(let settings):
         let store = try await PostgresRelayStore.open(settings, maximumQueuedPerDevice: config.maximumQueuedPerDevice, logger: logger)
         logger.info("state in \(settings), shared with every relay instance on it")

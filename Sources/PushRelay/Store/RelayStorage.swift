@@ -3,9 +3,14 @@ import RelayWire
 /// What the relay keeps: devices, their message queues and the access tokens it issued. `SQLiteRelayStore` keeps it in
 /// SQLite for one relay process; a shared database lets several relay processes serve one device population.
 ///
-/// Every write a send or poll answers for is durable when the call returns. Sequence numbers grow per device in
-/// the order messages become visible, so a device's cursor never hides a message.
+/// A send's message is durable when `enqueue` returns; a poll's acknowledgement may follow (losing it only delivers
+/// again). Sequence numbers grow per device in the order messages become visible, so a device's cursor never hides a
+/// message.
 protocol RelayStorage: Sendable {
+    /// Whether other relay instances serve the same devices, so that a device's poll may wait where this one cannot
+    /// see it.
+    var isShared: Bool { get }
+
     func registerDevice(name: String, platform: String) async throws -> DeviceRegistration
     func device(id: String) async throws -> StoredDevice?
     func deviceID(forToken token: String) async throws -> String?
@@ -16,8 +21,8 @@ protocol RelayStorage: Sendable {
     /// Returns nil when the device no longer exists; throws `DeviceQueueFull` (and changes nothing) when its queue
     /// is full.
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult?
-    /// Acknowledges everything up to `after`, then returns the next live messages; nil when the device no longer
-    /// exists. Throws `CursorAheadError` (and acknowledges nothing) for an `after` beyond what was delivered.
+    /// Acknowledges everything up to `after` (durable with the next commit, not necessarily on return), then
+    /// returns the next live messages; nil when the device no longer exists. Throws `CursorAheadError` (and acknowledges nothing) for an `after` beyond what was delivered.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult?
     /// The next live messages after `after`, acknowledging nothing: for a poll woken by a send, after `poll`. Nil
     /// when the device no longer exists (deleted through another instance, which can only wake this one's polls).

@@ -44,9 +44,15 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// A write whose caller does not wait: it joins the next shared transaction, and a failure is dropped.
-    func writeLater(_ body: @escaping @Sendable (Database) throws -> Void) {
-        submit(Job(run: { db in _ = Self.inSavepoint(db, body); return { _ in } }, fail: { _ in }))
+    /// A write whose caller does not wait: it joins the next shared transaction. `committed` is told whether it is
+    /// on disk (false: it or its transaction failed).
+    func writeLater(_ body: @escaping @Sendable (Database) throws -> Void, committed: @escaping @Sendable (Bool) -> Void = { _ in }) {
+        submit(Job(
+            run: { db in
+                let result = Self.inSavepoint(db, body)
+                return { commitError in committed(commitError == nil && (try? result.get()) != nil) }
+            },
+            fail: { _ in committed(false) }))
     }
 
     /// GRDB's `inSavepoint` compiles its three statements anew on every call; under load that was a measurable

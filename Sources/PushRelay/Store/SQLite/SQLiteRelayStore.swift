@@ -3,8 +3,8 @@ import GRDB
 import RelayWire
 
 /// The relay's SQLite state (WAL). Messages stay until the device acknowledges them or they expire, so
-/// delivery survives a restart. Sends and polls are committed in groups (`GroupCommit`), with statements compiled
-/// once (GRDB's statement cache); device credentials are cached, since every request needs them and they never
+/// delivery survives a restart. Sends are committed in groups (`GroupCommit`); polls read without waiting for a
+/// commit, their acknowledgements joining the next group. Statements are compiled once (GRDB's statement cache); device credentials are cached, since every request needs them and they never
 /// change (a deleted device is noticed by the write).
 final class SQLiteRelayStore: RelayStorage {
     let pool: DatabasePool
@@ -13,6 +13,8 @@ final class SQLiteRelayStore: RelayStorage {
     private let commits: GroupCommit
     private let devices = DeviceCache()
     private let queueBounds = QueueBounds()
+    private let pendingMarks = PendingDeliveredMarks()
+    let isShared = false
 
     /// - Parameter onExpired: told how many messages each sweep dropped because their TTL passed.
     init(
@@ -124,6 +126,7 @@ final class SQLiteRelayStore: RelayStorage {
     func deleteDevice(id: String) async throws -> Bool {
         devices.forget(deviceID: id)
         queueBounds.forget(deviceID: id)
+        pendingMarks.forget(deviceID: id)
         return try await pool.write { db in
             try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id])
             return db.changesCount > 0
@@ -179,37 +182,63 @@ final class SQLiteRelayStore: RelayStorage {
     /// An `after` beyond the last message this relay delivered to the device acknowledges nothing: the device has
     /// seen another state of the relay than this one (restored from an older backup, or a forged reply), and taking
     /// it as an acknowledgement would delete messages the device never received, among them those sent since.
+    ///
+    /// A poll reads through a reader and answers without waiting for the disk: its acknowledgement and delivered
+    /// mark join the next group commit (`recordLater`). Neither needs to be durable first: a lost acknowledgement only
+    /// delivers its messages again, which the device recognizes, and a lost mark makes the next poll start over
+    /// (`cursor_ahead`). A poll with nothing to acknowledge or deliver writes nothing.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult? {
-        let result = try await commits.write { db -> PollResult? in
+        let read = try await pool.read { db -> (delivered: Int64, acknowledged: Int, messages: [RelayMessage])? in
             guard let delivered = try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT delivered_seq FROM device WHERE id = ?"), arguments: [deviceID]) else { return nil }
-            guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
-            try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?").execute(arguments: [deviceID, after])
-            let acknowledged = db.changesCount
-            let messages = try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db)
-            if let last = messages.last?.seq, last > delivered {
-                try Self.markDelivered(upTo: last, deviceID: deviceID, db)
-            }
-            return PollResult(messages: messages, acknowledged: acknowledged)
+            let acknowledged = after == 0 ? 0 : try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT count(*) FROM message WHERE device_id = ? AND seq <= ?"),
+                arguments: [deviceID, after]) ?? 0
+            return (delivered, acknowledged, try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db))
         }
-        if result == nil { devices.forget(deviceID: deviceID) }
-        return result
+        guard let read else {
+            devices.forget(deviceID: deviceID)
+            return nil
+        }
+        let delivered = max(read.delivered, pendingMarks.mark(deviceID: deviceID) ?? 0)
+        guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
+        recordLater(deviceID: deviceID, acknowledgingUpTo: read.acknowledged > 0 ? after : nil,
+                    deliveredUpTo: read.messages.last.map(\.seq).flatMap { $0 > delivered ? $0 : nil })
+        return PollResult(messages: read.messages, acknowledged: read.acknowledged)
     }
 
-    /// A poll woken by a send reads through a reader, not the writer: it acknowledges nothing (its first read did),
-    /// so its answer waits for no disk flush. Its delivered mark is queued for the next shared commit without
-    /// waiting: were it lost in a crash, the device's next poll would get `cursor_ahead` and start over from the
-    /// queue, which loses nothing.
+    /// A poll woken by a send reads the same way; it acknowledges nothing (its first read did).
     func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]? {
         let messages = try await pool.read { db -> [RelayMessage]? in
             let messages = try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db)
             guard try !messages.isEmpty || Self.deviceExists(deviceID, db) else { return nil }
             return messages
         }
-        if let last = messages?.last?.seq {
-            commits.writeLater { db in try Self.markDelivered(upTo: last, deviceID: deviceID, db) }
-        }
+        recordLater(deviceID: deviceID, acknowledgingUpTo: nil, deliveredUpTo: messages?.last?.seq)
         return messages
+    }
+
+    /// Expired messages are deleted before each shared commit; polls alone commit nothing, so this, run every
+    /// second, starts one when something has expired (a lookup in the expiry index otherwise).
+    func sweepWhenExpired(now: Int64) async throws {
+        let expired = try await pool.read { db in
+            try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM message WHERE expires_at <= ? LIMIT 1"), arguments: [now]) ?? false
+        }
+        if expired { commits.writeLater { _ in } }
+    }
+
+    private func recordLater(deviceID: String, acknowledgingUpTo after: Int64?, deliveredUpTo last: Int64?) {
+        guard after != nil || last != nil else { return }
+        let pendingMarks = pendingMarks
+        if let last { pendingMarks.raise(deviceID: deviceID, to: last) }
+        commits.writeLater({ db in
+            if let after {
+                try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?").execute(arguments: [deviceID, after])
+            }
+            if let last { try Self.markDelivered(upTo: last, deviceID: deviceID, db) }
+        }, committed: { committed in
+            if committed, let last { pendingMarks.committed(deviceID: deviceID, seq: last) }
+        })
     }
 
     private static func deviceExists(_ deviceID: String, _ db: Database) throws -> Bool {

@@ -1,0 +1,63 @@
+import ClusterHarness
+import Foundation
+import GRDB
+import Synchronization
+@testable import PushRelay
+import Testing
+
+/// Issue 26: a poll's acknowledgement need not be on disk before the poll is answered (a lost one only delivers its
+/// messages again), so polls must not wait for the writer, whose commits each wait for a disk flush.
+struct RelayStorePollTests {
+    private func withStore(_ body: (SQLiteRelayStore) async throws -> Void) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relay-poll-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await body(SQLiteRelayStore(directory: directory))
+    }
+
+    private func send(_ n: Int, to deviceID: String, _ store: SQLiteRelayStore) async throws -> Int64 {
+        let message = OutgoingMessage(data: ["n": "\(n)"], priority: .high, collapseKey: nil, ttlMilliseconds: 60_000)
+        return try #require(try await store.enqueue(message, deviceID: deviceID, now: nowMilliseconds())).message.seq
+    }
+
+    @Test func pollsAnswerWhileTheWriterIsBusyAndTheirAcknowledgementsCommitAfter() async throws {
+        try await withStore { store in
+            let device = try await store.registerDevice(name: "laptop", platform: "linux").deviceID
+            let first = try await send(1, to: device, store)
+            let second = try await send(2, to: device, store)
+
+            // The writer is held until the polls are done, as by a long run of flushes: every commit waits behind
+            // it. Should the polls wait for it, the watchdog lets it go after 20 s and the test fails.
+            let release = DispatchSemaphore(value: 0), entered = DispatchSemaphore(value: 0)
+            let watchdogReleased = Atomic(false)
+            let writerHeld = Task { try await store.pool.writeWithoutTransaction { _ in entered.signal(); release.wait() } }
+            await withCheckedContinuation { continuation in
+                DispatchQueue.global().async { entered.wait(); continuation.resume() }
+            }
+            let watchdog = Task {
+                try await Task.sleep(for: .seconds(20))
+                watchdogReleased.store(true, ordering: .relaxed)
+                release.signal()
+            }
+            let delivered = try #require(try await store.poll(deviceID: device, after: 0, limit: 100, now: nowMilliseconds()))
+            #expect(delivered.messages.map(\.seq) == [first, second])
+            let acknowledging = try #require(try await store.poll(deviceID: device, after: second, limit: 100, now: nowMilliseconds()))
+            #expect(acknowledging.acknowledged == 2)
+            #expect(acknowledging.messages.isEmpty)
+            let waitedForTheWriter = watchdogReleased.load(ordering: .relaxed)
+            #expect(!waitedForTheWriter, "the polls did not wait for the writer")
+            let stillThere = try await store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM message") }
+            #expect(stillThere == 2, "the acknowledgement waits for the next commit")
+            watchdog.cancel()
+            if !waitedForTheWriter { release.signal() }
+            try await writerHeld.value
+            try await eventually("the acknowledgement committed with the next group") {
+                try await store.pool.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM message") } == 0
+            }
+            let mark = try await store.pool.read { try Int64.fetchOne($0, sql: "SELECT delivered_seq FROM device") }
+            #expect(mark == second)
+            await #expect(throws: CursorAheadError.self, "a seq never handed out is still refused") {
+                try await store.poll(deviceID: device, after: second + 1, limit: 100, now: nowMilliseconds())
+            }
+        }
+    }
+}
