@@ -60,4 +60,29 @@ struct RelayStorePollTests {
             }
         }
     }
+
+    /// A poll's delivered mark commits later, and may commit while the device's next poll reads: that poll must
+    /// still see it, in memory or on disk (the benchmark's device got `cursor_ahead` twice in 2,300 messages).
+    @Test func aDeliveredMarkCommittingDuringTheNextPollIsNeverTakenForACursorAhead() async throws {
+        try await withStore { store in
+            let device = try await store.registerDevice(name: "laptop", platform: "linux").deviceID
+            let sending = Task {
+                var n = 0
+                while !Task.isCancelled {
+                    n += 1
+                    _ = try await send(n, to: device, store)
+                }
+            }
+            defer { sending.cancel() }
+            var cursor: Int64 = 0
+            var polls = 0
+            let end = ContinuousClock.now + .seconds(3)
+            while ContinuousClock.now < end {
+                let result = try #require(try await store.poll(deviceID: device, after: cursor, limit: 1, now: nowMilliseconds()))
+                cursor = result.messages.last?.seq ?? cursor
+                polls += 1
+            }
+            #expect(polls > 100, "the loop ran: \(polls) polls")
+        }
+    }
 }

@@ -188,6 +188,8 @@ final class SQLiteRelayStore: RelayStorage {
     /// delivers its messages again, which the device recognizes, and a lost mark makes the next poll start over
     /// (`cursor_ahead`). A poll with nothing to acknowledge or deliver writes nothing.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult? {
+        // Before the read: a mark that commits meanwhile leaves memory but is then in what the read sees.
+        let pendingMark = pendingMarks.mark(deviceID: deviceID) ?? 0
         let read = try await pool.read { db -> (delivered: Int64, acknowledged: Int, messages: [RelayMessage])? in
             guard let delivered = try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT delivered_seq FROM device WHERE id = ?"), arguments: [deviceID]) else { return nil }
@@ -200,7 +202,7 @@ final class SQLiteRelayStore: RelayStorage {
             devices.forget(deviceID: deviceID)
             return nil
         }
-        let delivered = max(read.delivered, pendingMarks.mark(deviceID: deviceID) ?? 0)
+        let delivered = max(read.delivered, pendingMark)
         guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
         recordLater(deviceID: deviceID, acknowledgingUpTo: read.acknowledged > 0 ? after : nil,
                     deliveredUpTo: read.messages.last.map(\.seq).flatMap { $0 > delivered ? $0 : nil })
