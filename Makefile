@@ -97,7 +97,8 @@ bench-relay: deps
 
 # A few seconds of the same with the debug relay, in `make test`: the comparison keeps working.
 bench-relay-smoke:
-	RELAY=$(BIN)/pushrelay LATENCY_COUNT=50 THROUGHPUT_SECONDS=1 CONNECTIONS=8 HOLD=200 DROP=100 scripts/bench-relay.sh
+	RELAY=$(BIN)/pushrelay RUNS=1 SENDERS=4 DEVICES=10 WARMUP=0.5 DELIVERY_SECONDS=1 LATENCY_COUNT=50 \
+		THROUGHPUT_SECONDS=1 CONNECTIONS=8 HOLD=200 PROBES=20 DROP=100 QUIET_SECONDS=1 scripts/bench-relay.sh
 
 # The relay on SQLite, on PostgreSQL, and as three instances on PostgreSQL behind nginx (docs/benchmarks.md).
 # Installs postgresql, nginx and wrk if missing; runs its own PostgreSQL; about a minute.

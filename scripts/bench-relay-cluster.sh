@@ -147,7 +147,7 @@ row() {
     printf "| %s | %s | %s | %s |\n" "$1" "${RESULT[sqlite,$2]:-–}" "${RESULT[pg1,$2]:-–}" "${RESULT[pg3,$2]:-–}"
 }
 echo
-fdatasync_line
+machine_line
 echo
 echo "| metric | SQLite, 1 relay | PostgreSQL, 1 relay | PostgreSQL, 3 relays behind nginx |"
 echo "|---|---|---|---|"
