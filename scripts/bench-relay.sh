@@ -210,7 +210,7 @@ for round in $(seq "$RUNS"); do
     done
 done
 
-# summary "V1 V2 …" [UNIT]: the median (with UNIT) and, over two or more rounds, the range; figures that are not
+# summary "V1 V2 …" [UNIT]: the median (with UNIT) and, when the rounds differ, the range; figures that are not
 # numbers as they are.
 summary() {
     tr ' ' '\n' <<< "$1" | awk -v unit="${2:-}" 'NF { v[++n] = $1; if ($1 !~ /^[0-9.]+$/) text = 1 }
@@ -220,7 +220,7 @@ summary() {
             for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (v[j] + 0 < v[i] + 0) { t = v[i]; v[i] = v[j]; v[j] = t }
             decimals = index(v[1], ".") ? length(v[1]) - index(v[1], ".") : 0
             median = n % 2 ? v[(n + 1) / 2] : sprintf("%." decimals "f", (v[n / 2] + v[n / 2 + 1]) / 2)
-            print median unit (n == 1 ? "" : " (" v[1] "–" v[n] ")")
+            print median unit (v[1] == v[n] ? "" : " (" v[1] "–" v[n] ")")
         }'
 }
 # ratios KEY OTHER: the relay's figure over OTHER's, round by round (the two measured minutes apart), summarised.
@@ -264,3 +264,7 @@ row "RSS $QUIET_SECONDS s after they all closed (MiB)" after
 row "memory per waiting long-poll (KiB)" perpoll
 row "CPU while they wait (% of a core)" idle
 row "$DROP disconnected long-polls released after (s)" release
+# A message the relay accepted (its 200 promises it is on disk) must reach its device: the run fails otherwise, after
+# the table.
+lost=$(tr ' ' '\n' <<< "${FIGURES[relay,lost]:-}" | awk '{total += $1} END {print total + 0}')
+[ "$lost" = 0 ] || { echo "the relay lost $lost accepted messages in its delivery runs" >&2; exit 1; }
