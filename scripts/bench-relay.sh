@@ -88,8 +88,6 @@ polls_released() {
     [ "$1" != relay ] && return 0
     [ "$(curl -s http://127.0.0.1:$RELAY_PORT/metrics | awk '/^pushrelay_polls_waiting/{print $2}')" -le "$2" ]
 }
-# per_message TARGET BEFORE COUNT: the target's CPU ms per message since BEFORE ticks.
-per_message() { awk -v t=$(($(cpu_ticks "$1") - $2)) -v n="$3" -v hz="$TICK" 'BEGIN{printf "%.3f", (n > 0 ? t*1000/hz/n : 0)}'; }
 
 # FIGURES[target,key]: the key's figures over the rounds so far, space-separated. RESULT is measure_throughput's.
 declare -A FIGURES RESULT
@@ -127,7 +125,7 @@ measure() {
         record "$target" "${pair%%=*}" "${pair#*=}"
         [ "${pair%%=*}" != delivered ] || delivered=${pair#*=}
     done
-    record "$target" delivery_cpu "$(awk -v t=$ticks -v n="$delivered" -v hz="$TICK" 'BEGIN{printf "%.3f", (n > 0 ? t*1000/hz/n : 0)}')"
+    record "$target" delivery_cpu "$(ms_per_message "$ticks" "$delivered")"
     record "$target" delivery_p50 "$(percentile 50 < "$WORK/delivery-latency")"
     record "$target" delivery_p99 "$(percentile 99 < "$WORK/delivery-latency")"
     record "$target" delivery_rss $(( $(rss_kib "$target") / 1024 ))

@@ -62,6 +62,10 @@ stop_processes() {
     PIDS=()
 }
 
+# ms_per_message TICKS COUNT: CPU milliseconds per message.
+ms_per_message() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN{printf "%.3f", (n > 0 ? t*1000/hz/n : 0)}'; }
+# per_message COMPONENT BEFORE COUNT: CPU ms per message of `server_pids COMPONENT` since BEFORE ticks.
+per_message() { ms_per_message $(($(cpu_ticks "$1") - $2)) "$3"; }
 # CPU time (ticks) of the processes `server_pids TARGET` (each script's own) names.
 cpu_ticks() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '{print $14 + $15}' /proc/"$pid"/stat 2>/dev/null || echo 0))); done; echo $total; }
 TICK=$(getconf CLK_TCK)
@@ -78,7 +82,7 @@ measure_throughput() {
     failed=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk")
     [ -z "$failed" ] || { echo "$target: $failed of $requests sends failed" >&2; cat "$WORK/wrk" >&2; exit 1; }
     RESULT[$target,rate]=$(awk '/Requests\/sec/{printf "%.0f", $2}' "$WORK/wrk")
-    RESULT[$target,cpu]=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$TICK" 'BEGIN{printf "%.3f", t*1000/hz/n}')
+    RESULT[$target,cpu]=$(ms_per_message $((after - before)) "$requests")
 }
 
 # machine_line: this disk's fdatasync latency now (300 × 4 KiB written and flushed in $WORK), which moves every
