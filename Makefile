@@ -89,15 +89,18 @@ bench: deps
 	.build/release/pushbench --bin-dir .build/release
 	.build/release/pushbench --bin-dir .build/release --transport fcm
 
-# pushrelay next to nginx/nchan (memory, and Redis with appendfsync always), same client, one table
-# (docs/benchmarks.md). Installs nginx, libnginx-mod-nchan, redis-server and wrk if missing; about 3 minutes.
+# pushrelay next to nginx/nchan (memory, and Redis with appendfsync always), same client, three rounds of each in
+# turn, one table of medians and ranges (docs/benchmarks.md). Installs nginx, libnginx-mod-nchan, redis-server and
+# wrk if missing; about 10 minutes.
 bench-relay: deps
 	$(SWIFT) build -c release --product pushrelay
 	scripts/bench-relay.sh
 
-# A few seconds of the same with the debug relay, in `make test`: the comparison keeps working.
+# Half a minute of the same, one round, with the debug relay, in `make test`: the comparison (delivery included)
+# keeps working.
 bench-relay-smoke:
-	RELAY=$(BIN)/pushrelay LATENCY_COUNT=50 THROUGHPUT_SECONDS=1 CONNECTIONS=8 HOLD=200 DROP=100 scripts/bench-relay.sh
+	RELAY=$(BIN)/pushrelay RUNS=1 SENDERS=4 DEVICES=10 WARMUP=0.5 DELIVERY_SECONDS=1 LATENCY_COUNT=50 \
+		THROUGHPUT_SECONDS=1 CONNECTIONS=8 HOLD=200 PROBES=20 DROP=100 QUIET_SECONDS=1 scripts/bench-relay.sh
 
 # The relay on SQLite, on PostgreSQL, and as three instances on PostgreSQL behind nginx (docs/benchmarks.md).
 # Installs postgresql, nginx and wrk if missing; runs its own PostgreSQL; about a minute.

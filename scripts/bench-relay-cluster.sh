@@ -70,11 +70,6 @@ server_pids() {
     esac
 }
 
-# per_message COMPONENT BEFORE REQUESTS: CPU ms per request of `server_pids COMPONENT` since BEFORE ticks.
-per_message() {
-    awk -v t=$(($(cpu_ticks "$1") - $2)) -v n="$3" -v hz="$TICK" 'BEGIN{printf "%.3f", (n > 0 ? t*1000/hz/n : 0)}'
-}
-
 # pg1 runs alone on the database; pg3's other two instances and the balancer start after it.
 prepare() {
     case $1 in
@@ -147,7 +142,7 @@ row() {
     printf "| %s | %s | %s | %s |\n" "$1" "${RESULT[sqlite,$2]:-–}" "${RESULT[pg1,$2]:-–}" "${RESULT[pg3,$2]:-–}"
 }
 echo
-fdatasync_line
+machine_line
 echo
 echo "| metric | SQLite, 1 relay | PostgreSQL, 1 relay | PostgreSQL, 3 relays behind nginx |"
 echo "|---|---|---|---|"

@@ -7,14 +7,25 @@ CONNECTIONS=${CONNECTIONS:-64}
 SENDER_KEY=bench-sender-key-0123456789
 
 # register_devices PORT N: registers N devices on the relay at PORT; prints "push_token device_id secret" per line.
+# Eight connections at once, so that registrations share the relay's commits (10,000 one by one wait out 10,000
+# disk flushes).
 register_devices() {
     python3 - "$1" "$2" <<'PY'
-import http.client, json, sys
-connection = http.client.HTTPConnection("127.0.0.1", int(sys.argv[1]))
-for _ in range(int(sys.argv[2])):
-    connection.request("POST", "/v1/devices", body=b"{}", headers={"Content-Type": "application/json"})
-    device = json.loads(connection.getresponse().read())
-    print(device["token"], device["device_id"], device["secret"])
+import http.client, json, sys, threading
+port, count = int(sys.argv[1]), int(sys.argv[2])
+lines, lock = [], threading.Lock()
+def register(share):
+    connection = http.client.HTTPConnection("127.0.0.1", port)
+    for _ in range(share):
+        connection.request("POST", "/v1/devices", body=b"{}", headers={"Content-Type": "application/json"})
+        device = json.loads(connection.getresponse().read())
+        with lock:
+            lines.append(f"{device['token']} {device['device_id']} {device['secret']}")
+threads = [threading.Thread(target=register, args=(count // 8 + (i < count % 8),)) for i in range(8)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+if len(lines) != count: sys.exit(f"registered {len(lines)} of {count} devices")
+print("\n".join(lines))
 PY
 }
 
@@ -29,8 +40,10 @@ wait_healthy() {
 }
 
 # start_workdir NAME: $WORK, a temporary directory removed at exit once every process in $PIDS is stopped; the
-# open-file limit raised to the hard limit; the load generator compiled into it.
+# open-file limit raised to the hard limit; the load generator compiled into it; the load average noted for
+# machine_line.
 start_workdir() {
+    LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
     WORK=$(mktemp -d "/tmp/$1.XXXXXX")
     PIDS=()
     trap stop_all EXIT
@@ -38,11 +51,21 @@ start_workdir() {
     cc -O2 -o "$WORK/loadgen" "$ROOT/scripts/bench-relay/loadgen.c"
 }
 stop_all() {
-    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    stop_processes
     wait 2>/dev/null || true
     rm -rf "$WORK"
 }
+# stop_processes: stops and reaps every process in $PIDS, and empties it.
+stop_processes() {
+    for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    PIDS=()
+}
 
+# ms_per_message TICKS COUNT: CPU milliseconds per message.
+ms_per_message() { awk -v t="$1" -v n="$2" -v hz="$TICK" 'BEGIN{printf "%.3f", (n > 0 ? t*1000/hz/n : 0)}'; }
+# per_message COMPONENT BEFORE COUNT: CPU ms per message of `server_pids COMPONENT` since BEFORE ticks.
+per_message() { ms_per_message $(($(cpu_ticks "$1") - $2)) "$3"; }
 # CPU time (ticks) of the processes `server_pids TARGET` (each script's own) names.
 cpu_ticks() { local total=0; for pid in $(server_pids "$1"); do total=$((total + $(awk '{print $14 + $15}' /proc/"$pid"/stat 2>/dev/null || echo 0))); done; echo $total; }
 TICK=$(getconf CLK_TCK)
@@ -59,12 +82,14 @@ measure_throughput() {
     failed=$(awk '/Non-2xx/{print $NF}' "$WORK/wrk")
     [ -z "$failed" ] || { echo "$target: $failed of $requests sends failed" >&2; cat "$WORK/wrk" >&2; exit 1; }
     RESULT[$target,rate]=$(awk '/Requests\/sec/{printf "%.0f", $2}' "$WORK/wrk")
-    RESULT[$target,cpu]=$(awk -v t=$((after - before)) -v n="$requests" -v hz="$TICK" 'BEGIN{printf "%.3f", t*1000/hz/n}')
+    RESULT[$target,cpu]=$(ms_per_message $((after - before)) "$requests")
 }
 
-# fdatasync_line: this disk's fdatasync latency today (300 × 4 KiB written and flushed in $WORK), which moves
-# every durable figure and changes by the day on this VM; printed beside each table.
-fdatasync_line() {
+# machine_line: this disk's fdatasync latency now (300 × 4 KiB written and flushed in $WORK), which moves every
+# durable figure and changes by the day on this VM, and the load average when the script started and now (the
+# machine is shared); printed beside each table.
+machine_line() {
+    echo "load average (1, 5, 15 min): $LOAD_AT_START at the start, $(cut -d' ' -f1-3 /proc/loadavg) now"
     python3 - "$WORK" <<'PY'
 import os, sys, time
 path = os.path.join(sys.argv[1], "fdatasync-probe")
