@@ -66,15 +66,22 @@ private struct PollShutdown: Service {
     }
 }
 
-/// SQLite's TTL sweep: polls write nothing, so without sends nothing else would delete expired messages.
-private struct SQLiteSweep: Service {
+/// What runs beside the server on SQLite: the TTL sweep (polls commit nothing of their own, so without sends nothing
+/// else would delete expired messages), and at shutdown, after the server, the commit of what polls wrote.
+private struct SQLiteUpkeep: Service {
     let store: SQLiteRelayStore
+    let logger: Logger
 
     func run() async {
         await cancelWhenGracefulShutdown {
             while (try? await Task.sleep(for: PostgresRelayService.sweepInterval)) != nil {
                 try? await store.sweepWhenExpired(now: nowMilliseconds())
             }
+        }
+        do {
+            try await store.commitPendingWrites()
+        } catch {
+            logger.warning("could not commit the last acknowledgements before stopping (their messages will be delivered again): \(error)")
         }
     }
 }
@@ -87,7 +94,7 @@ private func openStorage(
     switch config.database {
     case .sqlite(let directory):
         let store = try SQLiteRelayStore(directory: directory, maximumQueuedPerDevice: config.maximumQueuedPerDevice, onExpired: onExpired)
-        return (store, [SQLiteSweep(store: store)])
+        return (store, [SQLiteUpkeep(store: store, logger: logger)])
     case .postgres(let settings):
         let store = try await PostgresRelayStore.open(settings, maximumQueuedPerDevice: config.maximumQueuedPerDevice, logger: logger)
         logger.info("state in \(settings), shared with every relay instance on it")

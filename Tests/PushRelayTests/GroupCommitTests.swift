@@ -1,3 +1,4 @@
+import ClusterHarness
 import Foundation
 import GRDB
 @testable import PushRelay
@@ -28,6 +29,30 @@ struct GroupCommitTests {
             #expect(try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(DISTINCT n) FROM row") } == 500)
             let shared = transactions.load(ordering: .relaxed)
             #expect(shared < 500, "500 writes in \(shared) transactions")
+        }
+    }
+
+    /// Issue 26: an acknowledgement need not be durable soon, so it must not cost a disk flush of its own: it rides
+    /// with the next send's transaction, and only without one for `rideWindow` does it start its own.
+    @Test func aWriteLaterRidesWithTheNextWriteOrCommitsAloneAfterTheWindow() async throws {
+        try await withPool { pool in
+            let transactions = Atomic<Int>(0)
+            let commits = GroupCommit(writer: pool) { _ in transactions.add(1, ordering: .relaxed) }
+            let committed = Atomic<Int>(0)
+            let count = { try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM row") } }
+            commits.writeLater({ try $0.execute(sql: "INSERT INTO row VALUES (1)") }, committed: { if $0 { committed.add(1, ordering: .relaxed) } })
+            try await Task.sleep(for: .milliseconds(200))
+            #expect(try await count() == 0 && transactions.load(ordering: .relaxed) == 0, "it waits for a transaction to ride in")
+            try await commits.write { try $0.execute(sql: "INSERT INTO row VALUES (2)") }
+            #expect(try await count() == 2, "it rode with the write")
+            #expect(transactions.load(ordering: .relaxed) == 1)
+            #expect(committed.load(ordering: .relaxed) == 1, "and was told so")
+
+            let alone = ContinuousClock.now
+            commits.writeLater({ try $0.execute(sql: "INSERT INTO row VALUES (3)") }, committed: { if $0 { committed.add(1, ordering: .relaxed) } })
+            try await eventually("with nothing to ride in, it commits by itself", timeout: .seconds(10)) { try await count() == 3 }
+            #expect(ContinuousClock.now - alone >= GroupCommit.rideWindow)
+            #expect(transactions.load(ordering: .relaxed) == 2)
         }
     }
 

@@ -17,8 +17,15 @@ final class GroupCommit: Sendable {
 
     private struct Queue {
         var pending: [Job] = []
+        /// Writes that ride with the next transaction rather than start one (`writeLater`).
+        var riding: [Job] = []
+        /// Counts the transactions that took riders, so that a rider's timer knows whether its riders left already.
+        var ridersTaken = 0
         var draining = false
     }
+
+    /// How long a write that rides waits for a transaction to ride in before it starts one itself.
+    static let rideWindow = Duration.seconds(1)
 
     private let writer: DatabasePool
     /// Runs first in every shared transaction (expiry sweeping), so that it costs once per batch, not per write.
@@ -44,15 +51,35 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// A write whose caller does not wait: it joins the next shared transaction. `committed` is told whether it is
-    /// on disk (false: it or its transaction failed).
+    /// A write whose caller does not wait and that need not be durable soon: it rides with the next shared
+    /// transaction, which a `write` starts, and starts one itself only after `rideWindow` without one, so that it costs
+    /// no disk flush of its own under any load. `committed` is told whether it is on disk (false: it or its
+    /// transaction failed).
     func writeLater(_ body: @escaping @Sendable (Database) throws -> Void, committed: @escaping @Sendable (Bool) -> Void = { _ in }) {
-        submit(Job(
+        let job = Job(
             run: { db in
                 let result = Self.inSavepoint(db, body)
                 return { commitError in committed(commitError == nil && (try? result.get()) != nil) }
             },
-            fail: { _ in committed(false) }))
+            fail: { _ in committed(false) })
+        let first: Int? = queue.withLock { queue in
+            queue.riding.append(job)
+            return queue.riding.count == 1 ? queue.ridersTaken : nil
+        }
+        guard let first else { return }
+        Task {
+            try? await Task.sleep(for: Self.rideWindow)
+            self.startDrainForRiders(unlessTakenSince: first)
+        }
+    }
+
+    private func startDrainForRiders(unlessTakenSince taken: Int) {
+        let startsDrain = queue.withLock { queue in
+            guard queue.ridersTaken == taken, !queue.riding.isEmpty, !queue.draining else { return false }
+            queue.draining = true
+            return true
+        }
+        if startsDrain { writer.asyncWriteWithoutTransaction { db in self.drain(db) } }
     }
 
     /// GRDB's `inSavepoint` compiles its three statements anew on every call; under load that was a measurable
@@ -91,8 +118,10 @@ final class GroupCommit: Sendable {
     private func drain(_ db: Database) {
         while true {
             let batch = queue.withLock { queue in
-                let batch = queue.pending
+                let batch = queue.riding + queue.pending
+                if !queue.riding.isEmpty { queue.ridersTaken += 1 }
                 queue.pending.removeAll(keepingCapacity: true)
+                queue.riding.removeAll(keepingCapacity: true)
                 if batch.isEmpty { queue.draining = false }
                 return batch
             }

@@ -13,7 +13,7 @@ final class SQLiteRelayStore: RelayStorage {
     private let commits: GroupCommit
     private let devices = DeviceCache()
     private let queueBounds = QueueBounds()
-    private let pendingMarks = PendingDeliveredMarks()
+    private let pendingWrites = PendingPollWrites()
     let isShared = false
 
     /// - Parameter onExpired: told how many messages each sweep dropped because their TTL passed.
@@ -126,7 +126,7 @@ final class SQLiteRelayStore: RelayStorage {
     func deleteDevice(id: String) async throws -> Bool {
         devices.forget(deviceID: id)
         queueBounds.forget(deviceID: id)
-        pendingMarks.forget(deviceID: id)
+        pendingWrites.forget(deviceID: id)
         return try await pool.write { db in
             try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id])
             return db.changesCount > 0
@@ -188,24 +188,27 @@ final class SQLiteRelayStore: RelayStorage {
     /// delivers its messages again, which the device recognizes, and a lost mark makes the next poll start over
     /// (`cursor_ahead`). A poll with nothing to acknowledge or deliver writes nothing.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult? {
-        // Before the read: a mark that commits meanwhile leaves memory but is then in what the read sees.
-        let pendingMark = pendingMarks.mark(deviceID: deviceID) ?? 0
+        // Before the read: what commits meanwhile leaves memory but is then in what the read sees.
+        let pending = pendingWrites.marks(deviceID: deviceID)
         let read = try await pool.read { db -> (delivered: Int64, acknowledged: Int, messages: [RelayMessage])? in
             guard let delivered = try Int64.fetchOne(
                 db.cachedStatement(sql: "SELECT delivered_seq FROM device WHERE id = ?"), arguments: [deviceID]) else { return nil }
-            let acknowledged = after == 0 ? 0 : try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT count(*) FROM message WHERE device_id = ? AND seq <= ?"),
-                arguments: [deviceID, after]) ?? 0
-            return (delivered, acknowledged, try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db))
+            let acknowledged = after <= pending.acknowledged ? 0 : try Int.fetchOne(
+                db.cachedStatement(sql: "SELECT count(*) FROM message WHERE device_id = ? AND seq > ? AND seq <= ?"),
+                arguments: [deviceID, pending.acknowledged, after]) ?? 0
+            let messages = try Self.liveMessages(
+                deviceID: deviceID, after: max(after, pending.acknowledged), limit: limit, now: now, db)
+            return (delivered, acknowledged, messages)
         }
         guard let read else {
             devices.forget(deviceID: deviceID)
             return nil
         }
-        let delivered = max(read.delivered, pendingMark)
+        let delivered = max(read.delivered, pending.delivered)
         guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
-        recordLater(deviceID: deviceID, acknowledgingUpTo: read.acknowledged > 0 ? after : nil,
-                    deliveredUpTo: read.messages.last.map(\.seq).flatMap { $0 > delivered ? $0 : nil })
+        recordLater(deviceID: deviceID, PendingPollWrites.Marks(
+            acknowledged: read.acknowledged > 0 ? after : 0,
+            delivered: read.messages.last.map(\.seq).flatMap { $0 > delivered ? $0 : nil } ?? 0))
         return PollResult(messages: read.messages, acknowledged: read.acknowledged)
     }
 
@@ -216,8 +219,30 @@ final class SQLiteRelayStore: RelayStorage {
             guard try !messages.isEmpty || Self.deviceExists(deviceID, db) else { return nil }
             return messages
         }
-        recordLater(deviceID: deviceID, acknowledgingUpTo: nil, deliveredUpTo: messages?.last?.seq)
+        recordLater(deviceID: deviceID, PendingPollWrites.Marks(delivered: messages?.last?.seq ?? 0))
         return messages
+    }
+
+    /// Writes what a poll acknowledged and handed out with the next group commit (zero: nothing of that kind).
+    private func recordLater(deviceID: String, _ marks: PendingPollWrites.Marks) {
+        guard marks != PendingPollWrites.Marks() else { return }
+        let pendingWrites = pendingWrites
+        pendingWrites.raise(deviceID: deviceID, to: marks)
+        commits.writeLater({ db in
+            if marks.acknowledged > 0 {
+                try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?")
+                    .execute(arguments: [deviceID, marks.acknowledged])
+            }
+            if marks.delivered > 0 { try Self.markDelivered(upTo: marks.delivered, deviceID: deviceID, db) }
+        }, committed: { committed in
+            if committed { pendingWrites.committed(deviceID: deviceID, marks) }
+        })
+    }
+
+    /// At shutdown: what polls wrote is committed before the process ends, so a device's cursor stays valid across
+    /// a restart.
+    func commitPendingWrites() async throws {
+        try await commits.write { _ in }
     }
 
     /// Expired messages are deleted before each shared commit; polls alone commit nothing, so this, run every
@@ -227,20 +252,6 @@ final class SQLiteRelayStore: RelayStorage {
             try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM message WHERE expires_at <= ? LIMIT 1"), arguments: [now]) ?? false
         }
         if expired { commits.writeLater { _ in } }
-    }
-
-    private func recordLater(deviceID: String, acknowledgingUpTo after: Int64?, deliveredUpTo last: Int64?) {
-        guard after != nil || last != nil else { return }
-        let pendingMarks = pendingMarks
-        if let last { pendingMarks.raise(deviceID: deviceID, to: last) }
-        commits.writeLater({ db in
-            if let after {
-                try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND seq <= ?").execute(arguments: [deviceID, after])
-            }
-            if let last { try Self.markDelivered(upTo: last, deviceID: deviceID, db) }
-        }, committed: { committed in
-            if committed, let last { pendingMarks.committed(deviceID: deviceID, seq: last) }
-        })
     }
 
     private static func deviceExists(_ deviceID: String, _ db: Database) throws -> Bool {
