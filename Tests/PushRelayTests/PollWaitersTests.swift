@@ -5,6 +5,13 @@ import Testing
 @testable import PushRelay
 
 extension PollWaiters {
+    /// Sleeps rather than yields: a full test run once spun on `Task.yield()` here for minutes, the wait it awaited
+    /// never getting a thread of the starved cooperative pool.
+    func untilOneWaits() async {
+        let end = ContinuousClock.now + .seconds(20)
+        while waitingCount == 0, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(1)) }
+    }
+
     /// The wait as a test awaits it.
     func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant, connection: (any Channel)? = nil) async -> Outcome {
         await withCheckedContinuation { continuation in
@@ -21,7 +28,7 @@ struct PollWaitersTests {
         let waiters = PollWaiters()
         let ticket = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(ticket, until: later())
-        while waiters.waitingCount == 0 { await Task.yield() }
+        await waiters.untilOneWaits()
         waiters.notify(deviceID: "d")
         #expect(await outcome == .notified)
         #expect(waiters.waitingCount == 0)
@@ -45,7 +52,7 @@ struct PollWaitersTests {
         let waiters = PollWaiters()
         let older = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(older, until: later())
-        while waiters.waitingCount == 0 { await Task.yield() }
+        await waiters.untilOneWaits()
         let newer = waiters.begin(deviceID: "d")
         #expect(await outcome == .superseded)
         // A poll superseded before it started waiting does not wait at all.
@@ -58,7 +65,7 @@ struct PollWaitersTests {
         let waiters = PollWaiters()
         let ticket = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(ticket, until: later())
-        while waiters.waitingCount == 0 { await Task.yield() }
+        await waiters.untilOneWaits()
         waiters.shutdown()
         #expect(await outcome == .shuttingDown)
         let next = waiters.begin(deviceID: "e")
@@ -89,7 +96,7 @@ struct PollWaitersTests {
 
         let second = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(second, until: later(), connection: connection)
-        while waiters.waitingCount == 0 { await Task.yield() }
+        await waiters.untilOneWaits()
         try await connection.close()
         #expect(await outcome == .clientGone)
         #expect(waiters.waitingCount == 0)

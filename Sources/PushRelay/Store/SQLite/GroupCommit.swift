@@ -25,15 +25,19 @@ final class GroupCommit: Sendable {
     }
 
     /// How long a write that rides waits for a transaction to ride in before it starts one itself.
-    static let rideWindow = Duration.seconds(1)
+    private let rideWindow: Duration
 
     private let writer: DatabasePool
     /// Runs first in every shared transaction (expiry sweeping), so that it costs once per batch, not per write.
     private let beforeEachBatch: @Sendable (Database) throws -> Void
     private let queue = Mutex(Queue())
 
-    init(writer: DatabasePool, beforeEachBatch: @escaping @Sendable (Database) throws -> Void = { _ in }) {
+    init(
+        writer: DatabasePool, rideWindow: Duration = .seconds(1),
+        beforeEachBatch: @escaping @Sendable (Database) throws -> Void = { _ in }
+    ) {
         self.writer = writer
+        self.rideWindow = rideWindow
         self.beforeEachBatch = beforeEachBatch
     }
 
@@ -68,7 +72,7 @@ final class GroupCommit: Sendable {
         }
         guard let first else { return }
         Task {
-            try? await Task.sleep(for: Self.rideWindow)
+            try? await Task.sleep(for: self.rideWindow)
             self.startDrainForRiders(unlessTakenSince: first)
         }
     }
