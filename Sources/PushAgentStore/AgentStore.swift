@@ -6,6 +6,7 @@ import PushAgentCore
 public final class AgentStore: Sendable {
     let pool: DatabasePool
     let sealer: SecretSealer
+    let attempts: AttemptLedger
 
     /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600. Secrets
     /// are sealed with `sealingKey`, or without one with the key file in `directory` (made on first use). A store
@@ -38,6 +39,7 @@ public final class AgentStore: Sendable {
         try pool.writeWithoutTransaction { try $0.execute(sql: "PRAGMA synchronous = FULL") }
         try Schema.migrator.migrate(pool)
         try Self.prepareSealing(pool, sealer, path: path)
+        attempts = try AttemptLedger(path: directory + "/ingest-attempts")
         for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
     }
 
@@ -113,9 +115,11 @@ public final class AgentStore: Sendable {
     /// costs one disk flush, not one each. All or none are committed.
     public func commitMessages(_ messages: [MessageCommit], budget: PushBudget = .unlimited,
                                now: Date = Date()) async throws -> [MessageOutcome] {
-        try await pool.write { db in
+        let outcomes = try await pool.write { db in
             try messages.map { try Self.commit($0, budget: budget, now: now, db) }
         }
+        attempts.forget(messages.map(\.source.processedKey))
+        return outcomes
     }
 
     private static func commit(_ message: MessageCommit, budget: PushBudget, now: Date, _ db: Database) throws
@@ -152,7 +156,6 @@ public final class AgentStore: Sendable {
         }
         try ProcessedMessageRecord(relayMessageId: source.processedKey, seq: source.seq, processedAt: now,
                                    outcome: outcome.label).insert(db)
-        try db.execute(sql: "DELETE FROM ingest_attempt WHERE key = ?", arguments: [source.processedKey])
         try advanceCursor()
         return outcome
     }

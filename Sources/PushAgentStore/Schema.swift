@@ -157,6 +157,11 @@ enum Schema {
             // Which accounts' providers push through FCM, to whose token: a relay re-registration leaves them be.
             try db.alter(table: "account") { t in t.add(column: "fcm_app", .text) }
         }
+        // The attempt counts moved to a file of their own (AttemptLedger), so a push costs one commit here, not
+        // two; counts in flight at the upgrade start over.
+        migrator.registerMigration("ingest-attempt-file-v1") { db in
+            try db.drop(table: "ingest_attempt")
+        }
         return migrator
     }
 }

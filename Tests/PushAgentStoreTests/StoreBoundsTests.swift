@@ -72,15 +72,46 @@ struct StoreBoundsTests {
     @Test func attemptsAreCountedUntilTheMessageIsCommitted() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let source = MessageSource.relay(id: "m7", seq: 7)
-        #expect(try await store.beginAttempt(source).number == 1)
-        try await store.recordAttemptFailure(source, "database is locked")
-        let second = try await store.beginAttempt(source)
+        #expect(try store.beginAttempt(source).number == 1)
+        try store.recordAttemptFailure(source, "database is locked")
+        let second = try store.beginAttempt(source)
         #expect(second.number == 2 && second.lastError == "database is locked")
         _ = try await store.commitMessage(source: source, result: .failure(PushRejection(.unprocessable, "dropped")),
                                           provider: nil)
-        #expect(try await store.beginAttempt(.relay(id: "m7", seq: 7)).number == 1, "a commit clears the count")
+        #expect(try store.beginAttempt(.relay(id: "m7", seq: 7)).number == 1, "a commit clears the count")
         #expect(try await store.pool.write { try Int.fetchOne($0, sql: "PRAGMA synchronous") } == 2,
-                "commits still wait for the disk after an attempt was recorded without")
+                "commits wait for the disk")
+    }
+
+    /// Issue 26: counting an attempt committed a transaction of its own before the message's, two commits per push.
+    /// Now the database sees only the message's commit; the count lives in `ingest-attempts`.
+    @Test func countingAnAttemptCommitsNothingToTheDatabase() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let observer = try DatabaseQueue(path: directory + "/agent.sqlite")
+        func commitsSeen() throws -> Int { try observer.read { try Int.fetchOne($0, sql: "PRAGMA data_version")! } }
+        let before = try commitsSeen()
+        _ = try store.beginAttempt(.relay(id: "m1", seq: 1))
+        #expect(try commitsSeen() == before)
+        _ = try await store.commitMessage(source: .relay(id: "m1", seq: 1), result: .success(.approval(
+            draft(expiresAt: Date().addingTimeInterval(60)))), provider: .forgerock)
+        #expect(try commitsSeen() != before, "the message's commit is seen")
+    }
+
+    /// What a kill -9 leaves (the file as written) still counts at the next start; a file torn by a power cut counts
+    /// as no attempts rather than stopping the daemon.
+    @Test func attemptsOutliveTheProcessAndATornFileStartsOver() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let poison = MessageSource.relay(id: "m9", seq: 9)
+        _ = try store.beginAttempt(poison)
+        _ = try store.beginAttempt(.relay(id: "m10", seq: 10))
+        _ = try store.beginAttempt(poison)
+        #expect(try AgentStore(directory: directory).beginAttempt(poison).number == 3)
+
+        let ledger = directory + "/ingest-attempts"
+        #expect(try FileManager.default.attributesOfItem(atPath: ledger)[.posixPermissions] as? Int == 0o600)
+        let written = try Data(contentsOf: URL(fileURLWithPath: ledger))
+        try written.prefix(written.count / 2).write(to: URL(fileURLWithPath: ledger))
+        #expect(try AgentStore(directory: directory).beginAttempt(poison).number == 1)
     }
 
     @Test func theCursorStartsOverAtZero() async throws {

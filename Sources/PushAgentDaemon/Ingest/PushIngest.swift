@@ -58,7 +58,7 @@ struct PushIngest: Sendable {
             }
             return nil
         }
-        let attempt = try await store.beginAttempt(source, now: now)
+        let attempt = try store.beginAttempt(source, now: now)
         let (provider, result) = attempt.number > Self.maximumAttempts
             ? (PushRouter.route(data), .failure(Self.unprocessable(after: attempt)))
             : await effect(of: data, receivedAt: now)
@@ -74,7 +74,7 @@ struct PushIngest: Sendable {
         do {
             outcomes = try await store.commitMessages(messages, budget: fatigue?.budget ?? .unlimited, now: now)
         } catch {
-            for message in messages { try? await store.recordAttemptFailure(message.source, "\(error)") }
+            for message in messages { try? store.recordAttemptFailure(message.source, "\(error)") }
             throw error
         }
         TestFault.trigger(.killAfterCommit)
