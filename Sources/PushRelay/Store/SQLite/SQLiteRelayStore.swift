@@ -14,6 +14,8 @@ final class SQLiteRelayStore: RelayStorage {
     private let devices = DeviceCache()
     private let queueBounds = QueueBounds()
     private let pendingWrites = PendingPollWrites()
+    /// Polls that arrive while others are being read share the next read transaction and its hand-off to a reader.
+    private let reads: StatementBatcher<PollRead, Result<PollRead.Found?, any Error>>
     let isShared = false
 
     /// - Parameter onExpired: told how many messages each sweep dropped because their TTL passed.
@@ -38,6 +40,9 @@ final class SQLiteRelayStore: RelayStorage {
         guard chmod(path, 0o600) == 0 else { throw RelayStoreError(path: path, errno: errno) }
         let pool = try DatabasePool(path: path)
         self.pool = pool
+        reads = StatementBatcher(largest: 256) { batch in
+            try await pool.read { db in batch.map { read in Result { try read.run(db) } } }
+        }
         // Expiry is enforced before every batch of sends and polls, so an expired message is never returned and
         // none outlives the next request by much.
         commits = GroupCommit(writer: pool) { db in
@@ -183,23 +188,17 @@ final class SQLiteRelayStore: RelayStorage {
     /// seen another state of the relay than this one (restored from an older backup, or a forged reply), and taking
     /// it as an acknowledgement would delete messages the device never received, among them those sent since.
     ///
-    /// A poll reads through a reader and answers without waiting for the disk: its acknowledgement and delivered
+    /// A poll reads through a reader (in a batch with the polls that arrive meanwhile) and answers without waiting for
+    /// the disk: its acknowledgement and delivered
     /// mark join the next group commit (`recordLater`). Neither needs to be durable first: a lost acknowledgement only
     /// delivers its messages again, which the device recognizes, and a lost mark makes the next poll start over
     /// (`cursor_ahead`). A poll with nothing to acknowledge or deliver writes nothing.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult? {
         // Before the read: what commits meanwhile leaves memory but is then in what the read sees.
         let pending = pendingWrites.marks(deviceID: deviceID)
-        let read = try await pool.read { db -> (delivered: Int64, acknowledged: Int, messages: [RelayMessage])? in
-            guard let delivered = try Int64.fetchOne(
-                db.cachedStatement(sql: "SELECT delivered_seq FROM device WHERE id = ?"), arguments: [deviceID]) else { return nil }
-            let acknowledged = after <= pending.acknowledged ? 0 : try Int.fetchOne(
-                db.cachedStatement(sql: "SELECT count(*) FROM message WHERE device_id = ? AND seq > ? AND seq <= ?"),
-                arguments: [deviceID, pending.acknowledged, after]) ?? 0
-            let messages = try Self.liveMessages(
-                deviceID: deviceID, after: max(after, pending.acknowledged), limit: limit, now: now, db)
-            return (delivered, acknowledged, messages)
-        }
+        let read = try await reads.submit(PollRead(
+            deviceID: deviceID, after: max(after, pending.acknowledged), limit: limit, now: now,
+            acknowledging: after > pending.acknowledged ? pending.acknowledged...after : nil)).get()
         guard let read else {
             devices.forget(deviceID: deviceID)
             return nil
@@ -214,13 +213,40 @@ final class SQLiteRelayStore: RelayStorage {
 
     /// A poll woken by a send reads the same way; it acknowledges nothing (its first read did).
     func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]? {
-        let messages = try await pool.read { db -> [RelayMessage]? in
-            let messages = try Self.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db)
-            guard try !messages.isEmpty || Self.deviceExists(deviceID, db) else { return nil }
-            return messages
-        }
+        let messages = try await reads.submit(
+            PollRead(deviceID: deviceID, after: after, limit: limit, now: now, acknowledging: nil)).get()?.messages
         recordLater(deviceID: deviceID, PendingPollWrites.Marks(delivered: messages?.last?.seq ?? 0))
         return messages
+    }
+
+    /// What one poll reads: the device's delivered mark, how many messages its `after` acknowledges (those with seq
+    /// in `acknowledging`), and the next live messages.
+    struct PollRead: Sendable {
+        var deviceID: String
+        var after: Int64
+        var limit: Int
+        var now: Int64
+        var acknowledging: ClosedRange<Int64>?
+
+        struct Found: Sendable {
+            var delivered: Int64
+            var acknowledged: Int
+            var messages: [RelayMessage]
+        }
+
+        /// Nil when the device does not exist.
+        func run(_ db: Database) throws -> Found? {
+            guard let delivered = try Int64.fetchOne(
+                db.cachedStatement(sql: "SELECT delivered_seq FROM device WHERE id = ?"), arguments: [deviceID]) else { return nil }
+            let acknowledged = try acknowledging.map { range in
+                try Int.fetchOne(
+                    db.cachedStatement(sql: "SELECT count(*) FROM message WHERE device_id = ? AND seq > ? AND seq <= ?"),
+                    arguments: [deviceID, range.lowerBound, range.upperBound]) ?? 0
+            } ?? 0
+            return Found(
+                delivered: delivered, acknowledged: acknowledged,
+                messages: try SQLiteRelayStore.liveMessages(deviceID: deviceID, after: after, limit: limit, now: now, db))
+        }
     }
 
     /// Writes what a poll acknowledged and handed out with the next group commit (zero: nothing of that kind).
@@ -252,10 +278,6 @@ final class SQLiteRelayStore: RelayStorage {
             try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM message WHERE expires_at <= ? LIMIT 1"), arguments: [now]) ?? false
         }
         if expired { commits.writeLater { _ in } }
-    }
-
-    private static func deviceExists(_ deviceID: String, _ db: Database) throws -> Bool {
-        try Bool.fetchOne(db.cachedStatement(sql: "SELECT 1 FROM device WHERE id = ?"), arguments: [deviceID]) != nil
     }
 
     /// Never lowers the mark: a poll's queued mark may land after a later poll's.

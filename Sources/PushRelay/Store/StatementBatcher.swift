@@ -1,8 +1,9 @@
 import Synchronization
 
-/// Group commit for a database a round trip away: requests that arrive while a batch is in the database wait and go
-/// together in the next one, so under load dozens of sends (or polls) share one statement, one commit and one WAL
-/// flush instead of paying each their own. Idle, a request leaves at once, alone: there is no window to wait for.
+/// Requests that arrive while a batch is in the database wait and go together in the next one: on PostgreSQL dozens
+/// of sends (or polls) then share one statement, one commit and one WAL flush, on SQLite dozens of polls one read
+/// transaction and one hand-off to a reader, instead of paying each their own. Idle, a request leaves at once, alone:
+/// there is no window to wait for.
 ///
 /// A request that waited past `StoreDeadline.operation` before its batch left is dropped: it has been answered 503
 /// already, and a send stored now would repeat the sender's retry.
@@ -29,14 +30,30 @@ final class StatementBatcher<Item: Sendable, Outcome: Sendable>: Sendable {
     }
 
     func submit(_ item: Item) async throws -> Outcome {
-        try await withCheckedThrowingContinuation { continuation in
-            let starts = state.withLock { state in
-                state.pending.append(Waiting(item: item, arrived: .now, continuation: continuation))
-                defer { state.running = true }
-                return !state.running
-            }
-            if starts { Task { await runUntilNothingIsPending() } }
+        let runsAlone = state.withLock { state in
+            defer { state.running = true }
+            return !state.running
         }
+        guard runsAlone else {
+            return try await withCheckedThrowingContinuation { continuation in
+                let starts = state.withLock { state in
+                    state.pending.append(Waiting(item: item, arrived: .now, continuation: continuation))
+                    defer { state.running = true }
+                    return !state.running
+                }
+                if starts { Task { await runUntilNothingIsPending() } }
+            }
+        }
+        // Idle: the caller runs its own batch of one, with no hand-off to another task; what arrived meanwhile goes
+        // next, in a task of its own.
+        let outcome: Result<[Outcome], any Error>
+        do { outcome = .success(try await run([item])) } catch { outcome = .failure(error) }
+        let more = state.withLock { state in
+            state.running = !state.pending.isEmpty
+            return state.running
+        }
+        if more { Task { await runUntilNothingIsPending() } }
+        return try outcome.get()[0]
     }
 
     private func runUntilNothingIsPending() async {
