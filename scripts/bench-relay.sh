@@ -39,8 +39,19 @@ start_nginx() {
         -e "s|@STORAGE@|$storage|g" "$ROOT/scripts/bench-relay/nginx.conf.in" > "$WORK/$name.conf"
     nginx -p "$WORK" -c "$WORK/$name.conf" -e "$WORK/$name-error.log" &
     PIDS+=($!)
-    for _ in $(seq 100); do curl -s -o /dev/null "http://127.0.0.1:$port/" && return 0; sleep 0.1; done
-    echo "nginx ($name) did not start: $WORK/$name-error.log" >&2
+    # Up once its publisher stores ten messages in a row: each nginx worker connects to Redis on its own, and a
+    # worker not yet connected answers 503 (CI's first delivery run met one).
+    local stored=0
+    for _ in $(seq 200); do
+        if [[ $(curl -s -o /dev/null -w '%{http_code}' -X POST --data ready "http://127.0.0.1:$port/pub?id=ready") == 2* ]]; then
+            stored=$((stored + 1))
+            [ $stored -ge 10 ] && return 0
+        else
+            stored=0
+            sleep 0.05
+        fi
+    done
+    echo "nginx ($name) did not start, or its publisher does not store: $WORK/$name-error.log" >&2
     return 1
 }
 
