@@ -187,7 +187,8 @@ let package = Package(
 
         // Tests
         .testTarget(name: "PushAgentCoreTests", dependencies: [
-            "PushAgentCore", .product(name: "CryptoExtras", package: "swift-crypto"),
+            // ClusterHarness: oathtool and python3 started without Foundation's Process (Spawn says why).
+            "PushAgentCore", "ClusterHarness", .product(name: "CryptoExtras", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         // An in-process Hummingbird server for the HTTP clients' tests.
         .target(name: "HTTPTestSupport", dependencies: [
@@ -206,7 +207,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         .testTarget(name: "DesktopNotifyTests", dependencies: ["DesktopNotify", "PushAgentCore"],
                     swiftSettings: swiftSettings),
-        .testTarget(name: "QRImageTests", dependencies: ["QRImage"], swiftSettings: swiftSettings),
+        .testTarget(name: "QRImageTests", dependencies: ["QRImage", "ClusterHarness"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentStoreTests", dependencies: [
             "PushAgentStore", "PushAgentCore", .product(name: "GRDB", package: "GRDB.swift"),

@@ -22,8 +22,9 @@ public struct CommandResult: Sendable {
         }
     }
 
-    private static func runBlocking(_ executable: String, _ arguments: [String], asUID uid: UInt32?, input: String?,
-                                    environment extra: [String: String]) throws -> CommandResult {
+    /// `run`, blocking the calling thread: for a synchronous test's short command.
+    public static func runBlocking(_ executable: String, _ arguments: [String], asUID uid: UInt32? = nil,
+                                   input: String? = nil, environment extra: [String: String] = [:]) throws -> CommandResult {
         let (program, argv) = uid.map {
             ("/usr/bin/setpriv", ["--reuid=\($0)", "--regid=\($0)", "--clear-groups", executable] + arguments)
         } ?? (executable, arguments)

@@ -4,39 +4,44 @@ import Synchronization
 /// A real child process whose output is captured, for tests and benchmarks.
 public final class ManagedProcess: Sendable {
     public let name: String
-    private let process: Process
+    public let pid: Int32
     private let output = OutputBuffer()
+    private let end = ProcessEnd()
 
     /// Starts `executable` with `arguments`; stdout and stderr are collected together; stdin is `standardInput`
     /// (for instance a socket to hand over) or /dev/null; it runs in `workingDirectory`, or in this process's.
     public init(name: String, executable: String, arguments: [String], environment: [String: String] = [:],
                 standardInput: FileHandle = .nullDevice, workingDirectory: String? = nil) throws {
         self.name = name
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory, isDirectory: true) }
         var env = ProcessInfo.processInfo.environment
         env["PUSHAGENT_LOG_FORMAT"] = "console"
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = standardInput
-        self.process = process
-        try process.run()
-        Self.collect(pipe.fileHandleForReading, into: output)
+        // Foundation's null device has no descriptor of its own.
+        let input = standardInput === FileHandle.nullDevice ? open("/dev/null", O_RDONLY | O_CLOEXEC) : standardInput.fileDescriptor
+        defer { if standardInput === FileHandle.nullDevice { close(input) } }
+        let pipe = try Spawn.pipe()
+        do {
+            pid = try Spawn.start(executable, arguments, environment: env, stdio: (input, pipe.write, pipe.write),
+                                  workingDirectory: workingDirectory)
+        } catch {
+            close(pipe.read)
+            close(pipe.write)
+            throw error
+        }
+        close(pipe.write)
+        Self.collect(pipe.read, into: output)
+        let (pid, end) = (pid, end)
+        Thread.detachNewThread { end.set(Spawn.waitForEnd(pid)) }
     }
 
     /// Reads until every holder of the pipe's write end (the process and its children) has exited, on a thread of
     /// its own with blocking reads: FileHandle's `readabilityHandler` (a dispatch read source per process) crashed
     /// libdispatch's event loop (`_dispatch_event_loop_drain`) in a run with dozens of processes starting and ending.
-    private static func collect(_ reader: FileHandle, into output: OutputBuffer) {
+    private static func collect(_ reader: Int32, into output: OutputBuffer) {
         Thread.detachNewThread {
             var buffer = [UInt8](repeating: 0, count: 65536)
             while true {
-                let count = read(reader.fileDescriptor, &buffer, buffer.count)
+                let count = read(reader, &buffer, buffer.count)
                 if count > 0 {
                     output.append(Data(buffer[..<count]))
                 } else if count < 0, errno == EINTR {
@@ -45,13 +50,12 @@ public final class ManagedProcess: Sendable {
                     break
                 }
             }
-            try? reader.close()
+            close(reader)
             output.finish()
         }
     }
 
-    public var pid: Int32 { process.processIdentifier }
-    public var isRunning: Bool { process.isRunning }
+    public var isRunning: Bool { end.value == nil }
     public var text: String { output.text }
 
     /// Waits until a line of output starts with `prefix` and returns the rest of it.
@@ -62,22 +66,23 @@ public final class ManagedProcess: Sendable {
         }
         while ContinuousClock.now < deadline {
             if let rest = printed() { return rest }
-            guard process.isRunning else {
-                _ = try await waitForExit()
+            guard isRunning else {
+                let ended = try await waitForExit()
                 if let rest = printed() { return rest }
-                throw HarnessError("\(name) exited (\(process.terminationStatus)) before printing '\(prefix)':\n\(text)")
+                throw HarnessError("\(name) exited (\(ended.signaled ? "signal " : "")\(ended.status)) before printing '\(prefix)':\n\(text)")
             }
             try await Task.sleep(for: .milliseconds(20))
         }
         throw HarnessError("\(name) printed no line starting with '\(prefix)' within \(timeout):\n\(text)")
     }
 
-    public func signal(_ signal: Int32) { kill(process.processIdentifier, signal) }
+    /// Only while it runs: once it has been reaped its pid may be another process's.
+    public func signal(_ signal: Int32) { if isRunning { kill(pid, signal) } }
 
     /// Waits for the process to end and returns its exit status (or the signal that ended it).
     public func waitForExit(timeout: Duration = .seconds(15)) async throws -> (status: Int32, signaled: Bool) {
         let deadline = ContinuousClock.now + timeout
-        while process.isRunning {
+        while isRunning {
             guard ContinuousClock.now < deadline else { throw HarnessError("\(name) still running after \(timeout)") }
             try await Task.sleep(for: .milliseconds(20))
         }
@@ -85,12 +90,12 @@ public final class ManagedProcess: Sendable {
         // holds the pipe open (then what is there after a moment).
         let drained = ContinuousClock.now + .seconds(2)
         while !output.isFinished, ContinuousClock.now < drained { try await Task.sleep(for: .milliseconds(10)) }
-        return (process.terminationStatus, process.terminationReason == .uncaughtSignal)
+        return end.value ?? (-1, false)
     }
 
     /// SIGTERM, then SIGKILL if it does not end.
     public func stop() async {
-        guard process.isRunning else { return }
+        guard isRunning else { return }
         signal(SIGTERM)
         if (try? await waitForExit(timeout: .seconds(10))) == nil {
             signal(SIGKILL)
@@ -99,8 +104,15 @@ public final class ManagedProcess: Sendable {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        signal(SIGKILL)
     }
+}
+
+/// Set once the process ended: its exit code, or the signal that ended it.
+private final class ProcessEnd: Sendable {
+    private let ended = Mutex<(status: Int32, signaled: Bool)?>(nil)
+    func set(_ value: (status: Int32, signaled: Bool)) { ended.withLock { $0 = value } }
+    var value: (status: Int32, signaled: Bool)? { ended.withLock { $0 } }
 }
 
 /// Output collected from the pipe's reader thread.

@@ -53,7 +53,9 @@ public final class PostgresServer: Sendable {
         url = "postgres://\(Self.user)@127.0.0.1:\(port)/\(database)?sslmode=disable"
         try await start()
 
-        FileManager.default.createFile(atPath: passwordFile, contents: Data(Self.password.utf8), attributes: [.posixPermissions: 0o600])
+        guard FileManager.default.createFile(atPath: passwordFile, contents: Data(Self.password.utf8),
+                                             attributes: [.posixPermissions: 0o600])
+        else { throw HarnessError("cannot write \(passwordFile)") }
         try await sql("CREATE ROLE \(Self.user) LOGIN PASSWORD '\(Self.password)'")
         try await createDatabase(database)
     }

@@ -2,18 +2,23 @@ import Foundation
 
 /// Starts a program with posix_spawn, its stdio the given descriptors and every other descriptor closed in the child
 /// at once (`posix_spawn_file_actions_addclosefrom_np`). Foundation's `Process.run` on Linux lists the parent's
-/// descriptors one by one to close them, and crashed the test process (a heap overflow inside `Process.run`) when
-/// other tests opened hundreds of sockets meanwhile.
+/// descriptors in /proc/self/fd to close them one by one, copying each entry's whole 256-byte name: once the test
+/// process holds about 1,300 descriptors the last entry sits at the end of readdir's buffer, the copy reads past it,
+/// and the test process crashed (SIGSEGV in `Process.run`) while other tests held many sockets. Every child of the
+/// tests starts here.
 enum Spawn {
     private typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
+    private typealias AddChdir = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, UnsafePointer<CChar>) -> Int32
 
-    /// glibc 2.34 has it, but its header declares it only for _GNU_SOURCE, which Swift's Glibc module is not built with.
-    private static let addCloseFrom: AddCloseFrom = {
-        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "posix_spawn_file_actions_addclosefrom_np") else {
-            fatalError("posix_spawn_file_actions_addclosefrom_np is missing: glibc 2.34 or later is needed")
-        }
-        return unsafeBitCast(symbol, to: AddCloseFrom.self)
-    }()
+    /// glibc 2.34 has both, but its header declares them only for _GNU_SOURCE, which Swift's Glibc module is not built
+    /// with.
+    private static let addCloseFrom = gnuFunction("posix_spawn_file_actions_addclosefrom_np", as: AddCloseFrom.self)
+    private static let addChdir = gnuFunction("posix_spawn_file_actions_addchdir_np", as: AddChdir.self)
+
+    private static func gnuFunction<Function>(_ name: String, as type: Function.Type) -> Function {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), name) else { fatalError("\(name) is missing: glibc 2.34 or later is needed") }
+        return unsafeBitCast(symbol, to: type)
+    }
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -21,7 +26,7 @@ enum Spawn {
 
     /// The child's pid. `stdio`: the descriptors that become its 0, 1 and 2.
     static func start(_ executable: String, _ arguments: [String], environment: [String: String],
-                      stdio: (Int32, Int32, Int32)) throws -> pid_t {
+                      stdio: (Int32, Int32, Int32), workingDirectory: String? = nil) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -29,6 +34,7 @@ enum Spawn {
             posix_spawn_file_actions_adddup2(&actions, from, Int32(to))
         }
         _ = addCloseFrom(&actions, 3)
+        if let workingDirectory { _ = addChdir(&actions, workingDirectory) }
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
         defer { posix_spawnattr_destroy(&attributes) }
@@ -52,13 +58,16 @@ enum Spawn {
 
     /// Waits for `pid` to end: its exit code, or the number of the signal that ended it (as Process's
     /// `terminationStatus` has it).
-    static func wait(_ pid: pid_t) -> Int32 {
+    static func wait(_ pid: pid_t) -> Int32 { waitForEnd(pid).status }
+
+    /// Waits for `pid` to end: its exit code, or the number of the signal that ended it and `signaled`.
+    static func waitForEnd(_ pid: pid_t) -> (status: Int32, signaled: Bool) {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { return -1 }
+            guard errno == EINTR else { return (-1, false) }
         }
         let signal = status & 0x7f
-        return signal == 0 ? (status >> 8) & 0xff : signal
+        return signal == 0 ? ((status >> 8) & 0xff, false) : (signal, true)
     }
 
     /// A pipe whose ends are closed on exec (a child gets its end through dup2 only; children started meanwhile

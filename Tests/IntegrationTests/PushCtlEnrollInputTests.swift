@@ -118,28 +118,24 @@ struct PushCtlEnrollInputTests {
     }
 
     @Test func theSecretIsNotInTheProcessListWhileEnrolling() async throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.path("pushctl"))
-        process.arguments = ["enroll", "-", "--dry-run"]
-        let stdin = Pipe(), stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        defer { if process.isRunning { process.terminate() } }
+        let stdin = Pipe()
+        let process = try ManagedProcess(name: "pushctl", executable: Binaries.path("pushctl"), arguments: ["enroll", "-", "--dry-run"],
+                                         standardInput: stdin.fileHandleForReading)
+        try stdin.fileHandleForReading.close()
+        defer { process.signal(SIGKILL) }
         // Read while pushctl waits for its stdin: this is what `ps` shows any local user.
         var commandLine = ""
         try await eventually("pushctl's command line is readable") {
-            commandLine = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/cmdline", encoding: .utf8)) ?? ""
+            commandLine = (try? String(contentsOfFile: "/proc/\(process.pid)/cmdline", encoding: .utf8)) ?? ""
             return commandLine.hasPrefix(Binaries.path("pushctl"))
         }
         #expect(process.isRunning, "pushctl waits for the URI on stdin")
         #expect(!commandLine.contains(secret))
         try stdin.fileHandleForWriting.write(contentsOf: Data((uri + "\n").utf8))
         try stdin.fileHandleForWriting.close()
-        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let ended = try await process.waitForExit()
+        let output = process.text
+        #expect(!ended.signaled && ended.status == 0)
         #expect(output.contains("dev.openam.example.com"))
     }
 }

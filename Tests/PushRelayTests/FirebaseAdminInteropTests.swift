@@ -1,3 +1,4 @@
+import ClusterHarness
 import Foundation
 import Testing
 
@@ -77,31 +78,17 @@ struct FirebaseAdminInteropTests {
         return path
     }
 
-    /// Runs the script and returns its one JSON line; its stderr (pip, Python warnings) is shown when that fails.
+    /// Runs the script and returns its one JSON line; what else it printed (pip, Python warnings) is shown when that
+    /// fails.
     private func firebaseAdminSend(_ serviceAccountFile: String, relay: TestRelay, deviceToken: String,
                                    kind: String = "minimal") async throws -> [String: Any] {
-        let stderrPath = serviceAccountFile + ".stderr"
-        guard FileManager.default.createFile(atPath: stderrPath, contents: nil) else { throw TestFailure("cannot create \(stderrPath)") }
-        defer { try? FileManager.default.removeItem(atPath: stderrPath) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = [Self.script, serviceAccountFile, relay.baseURL, deviceToken, kind]
-        let stdout = Pipe()
-        process.standardOutput = stdout
-        process.standardError = try FileHandle(forWritingTo: URL(fileURLWithPath: stderrPath))
-        let (exits, exited) = AsyncStream<Void>.makeStream()
-        process.terminationHandler = { _ in exited.yield(); exited.finish() }
-        try process.run()
+        let process = try ManagedProcess(name: "firebase-admin-send.sh", executable: "/bin/bash",
+                                         arguments: [Self.script, serviceAccountFile, relay.baseURL, deviceToken, kind])
         // Generous: the first run installs firebase-admin from PyPI.
-        guard try await withTimeout(.seconds(600), { await exits.first { _ in true } }) != nil else {
-            process.terminate()
-            throw TestFailure("firebase-admin-send.sh did not finish within 600 s")
-        }
-        let output = String(decoding: stdout.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let stderr = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""
-        guard let line = output.split(separator: "\n").last,
-              let result = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
-        else { throw TestFailure("firebase-admin-send.sh exited \(process.terminationStatus) without a result:\n\(output)\n\(stderr)") }
+        let ended = try await process.waitForExit(timeout: .seconds(600))
+        let result = process.text.split(separator: "\n").reversed().lazy
+            .compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }.first
+        guard let result else { throw TestFailure("firebase-admin-send.sh exited \(ended.status) without a result:\n\(process.text)") }
         return result
     }
 }

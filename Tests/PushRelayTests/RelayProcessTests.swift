@@ -1,3 +1,4 @@
+import ClusterHarness
 import CurlHTTP
 import Foundation
 import Testing
@@ -9,36 +10,23 @@ struct RelayProcessTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent(".build/debug/pushrelay").path
 
-    private func launch(_ arguments: [String], in workingDirectory: String? = nil) throws
-        -> (Process, stdout: Pipe, stderr: Pipe, exit: AsyncStream<Process>) {
+    private func launch(_ arguments: [String], in workingDirectory: String? = nil) throws -> ManagedProcess {
         guard FileManager.default.isExecutableFile(atPath: Self.binary) else {
             throw TestFailure("\(Self.binary) is missing: run `swift build --product pushrelay` first")
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.binary)
-        process.arguments = arguments
-        if let workingDirectory { process.currentDirectoryURL = URL(fileURLWithPath: workingDirectory, isDirectory: true) }
-        let stdout = Pipe(), stderr = Pipe()
-        process.standardOutput = stdout
-        process.standardError = stderr
-        let (exit, exited) = AsyncStream<Process>.makeStream()
-        process.terminationHandler = { exited.yield($0); exited.finish() }
-        try process.run()
-        return (process, stdout, stderr, exit)
+        return try ManagedProcess(name: "pushrelay", executable: Self.binary, arguments: arguments, workingDirectory: workingDirectory)
     }
 
     @Test func readyLineHealthAndSIGTERMDuringALongPoll() async throws {
         let directory = try makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let (process, stdout, _, exit) = try launch(
+        let process = try launch(
             ["--listen", "127.0.0.1:0", "--state-dir", directory, "--sender-key", "\(testProject)=\(testSenderKey)",
              "--config", "/dev/null"])
-        defer { if process.isRunning { process.terminate() } }
+        defer { process.signal(SIGKILL) }
 
-        let line = try await firstLine(of: stdout.fileHandleForReading, within: .seconds(10))
-        let prefix = "pushrelay listening on http://127.0.0.1:"
-        #expect(line.hasPrefix(prefix))
-        let port = try #require(Int(line.dropFirst(prefix.count)))
+        let port = try #require(Int(try await process.waitForLine(startingWith: "pushrelay listening on http://127.0.0.1:",
+                                                                 timeout: .seconds(10))))
         #expect(port > 0)
         let base = "http://127.0.0.1:\(port)"
 
@@ -60,13 +48,11 @@ struct RelayProcessTests {
 
         let clock = ContinuousClock()
         let start = clock.now
-        kill(process.processIdentifier, SIGTERM)
+        process.signal(SIGTERM)
         // The poll would hold 60 s; exiting well before proves SIGTERM ended it (milliseconds when idle).
-        let ended = try await withTimeout(.seconds(10)) { await exit.first { _ in true } }
+        let ended = try await process.waitForExit(timeout: .seconds(10))
         let elapsed = clock.now - start
-        let finished = try #require(ended ?? nil, "pushrelay did not exit within 10 s of SIGTERM")
-        #expect(finished.terminationReason == .exit)
-        #expect(finished.terminationStatus == 0)
+        #expect(!ended.signaled && ended.status == 0, "\(ended)")
         #expect(elapsed < .seconds(10))
 
         let answer = try await poll.value
@@ -83,10 +69,9 @@ struct RelayProcessTests {
         }
         try "listen = \"127.0.0.1:0\"\nstate_dir = \"state\"\n"
             .write(toFile: configDirectory + "/pushrelay.toml", atomically: true, encoding: .utf8)
-        let (process, stdout, _, _) = try launch(["--config", "../etc/pushrelay.toml"], in: startDirectory)
-        defer { if process.isRunning { process.terminate() } }
-        let line = try await firstLine(of: stdout.fileHandleForReading, within: .seconds(10))
-        #expect(line.hasPrefix("pushrelay listening on"))
+        let process = try launch(["--config", "../etc/pushrelay.toml"], in: startDirectory)
+        defer { process.signal(SIGKILL) }
+        _ = try await process.waitForLine(startingWith: "pushrelay listening on", timeout: .seconds(10))
         #expect(FileManager.default.fileExists(atPath: configDirectory + "/state/relay.sqlite"), "beside the file")
         #expect(!FileManager.default.fileExists(atPath: startDirectory + "/state"), "not where it happened to start")
     }
@@ -104,49 +89,9 @@ struct RelayProcessTests {
         (["--listen", "127.0.0.1:0", "--state-dir", "/tmp", "--database", "sqlite:/tmp"], "--state-dir and --database"),
     ])
     func badFlagsExitWithStatus2(arguments: [String], named: String) async throws {
-        let (_, _, stderr, exit) = try launch(arguments)
-        let ended = try await withTimeout(.seconds(10)) { await exit.first { _ in true } }
-        let finished = try #require(ended ?? nil)
-        #expect(finished.terminationStatus == 2)
-        let message = String(decoding: stderr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(message.contains(named), "\(message)")
-    }
-
-    private func firstLine(of handle: FileHandle, within limit: Duration) async throws -> String {
-        let (chunks, continuation) = AsyncStream<Data>.makeStream()
-        handle.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-            } else {
-                continuation.yield(data)
-            }
-        }
-        defer { handle.readabilityHandler = nil }
-        let line = try await withTimeout(limit) { () async -> String? in
-            var buffer = Data()
-            for await chunk in chunks {
-                buffer += chunk
-                if let newline = buffer.firstIndex(of: 10) { return String(decoding: buffer[..<newline], as: UTF8.self) }
-            }
-            return nil
-        }
-        guard let line = line ?? nil else { throw TestFailure("no ready line from pushrelay") }
-        return line
-    }
-}
-
-/// `operation`'s result, or nil when `limit` passes first.
-func withTimeout<T: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async -> T) async throws -> T? {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { await operation() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            return nil
-        }
-        let first = try await group.next() ?? nil
-        group.cancelAll()
-        return first
+        let process = try launch(arguments)
+        let ended = try await process.waitForExit(timeout: .seconds(10))
+        #expect(!ended.signaled && ended.status == 2, "\(ended)")
+        #expect(process.text.contains(named), "\(process.text)")
     }
 }

@@ -1,3 +1,4 @@
+import ClusterHarness
 import Foundation
 import QRImage
 import Testing
@@ -15,13 +16,8 @@ import Testing
 
     /// Runs a shell pipeline in the test's folder.
     func shell(_ command: String) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "set -e; " + command]
-        process.currentDirectoryURL = directory
-        try process.run()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "failed: \(command)")
+        let result = try CommandResult.runBlocking("/bin/sh", ["-c", "set -e; cd \"$0\"; " + command, directory.path])
+        try #require(result.status == 0, "failed: \(command): \(result.stderr)")
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }

@@ -5,7 +5,7 @@ import Synchronization
 /// transaction and one hand-off to a reader, instead of paying each their own. Idle, a request leaves at once, alone:
 /// there is no window to wait for.
 ///
-/// A request that waited past `StoreDeadline.operation` before its batch left is dropped: it has been answered 503
+/// A request that waited past its deadline (`StoreDeadline.operation` unless told) before its batch left is dropped: it has been answered 503
 /// already, and a send stored now would repeat the sender's retry.
 final class StatementBatcher<Item: Sendable, Outcome: Sendable>: Sendable {
     private struct Waiting {
@@ -21,11 +21,13 @@ final class StatementBatcher<Item: Sendable, Outcome: Sendable>: Sendable {
 
     private let state = Mutex(State())
     private let largest: Int
+    private let deadline: Duration
     private let run: @Sendable ([Item]) async throws -> [Outcome]
 
     /// `run` runs a batch in one statement and returns one outcome per item, in order; its failure is every item's. A batch holds at most `largest` items.
-    init(largest: Int, run: @escaping @Sendable ([Item]) async throws -> [Outcome]) {
+    init(largest: Int, deadline: Duration = StoreDeadline.operation, run: @escaping @Sendable ([Item]) async throws -> [Outcome]) {
         self.largest = largest
+        self.deadline = deadline
         self.run = run
     }
 
@@ -69,7 +71,7 @@ final class StatementBatcher<Item: Sendable, Outcome: Sendable>: Sendable {
 
     /// Nil once nothing is pending, which ends the run.
     private func nextBatch() -> [Waiting]? {
-        let oldest = ContinuousClock.now - StoreDeadline.operation
+        let oldest = ContinuousClock.now - deadline
         var batch: [Waiting] = []
         var expired: [Waiting] = []
         state.withLock { state in

@@ -1,3 +1,4 @@
+import ClusterHarness
 import Foundation
 import Testing
 import PushAgentCore
@@ -7,19 +8,14 @@ import PushAgentCore
 @Suite struct OathtoolTests {
     /// `oathtool --totp=ALG --digits=N --time-step-size=Ps -N @TIME HEXKEY`.
     static func oathtool(_ parameters: TOTPParameters, at time: Int64) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["oathtool", "--totp=\(parameters.algorithm.rawValue)", "--digits=\(parameters.digits)",
-                             "--time-step-size=\(parameters.period)s", "-N", "@\(time)",
-                             parameters.secret.map { String(format: "%02x", $0) }.joined()]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
+        let result = try CommandResult.runBlocking("/usr/bin/env", [
+            "oathtool", "--totp=\(parameters.algorithm.rawValue)", "--digits=\(parameters.digits)",
+            "--time-step-size=\(parameters.period)s", "-N", "@\(time)", parameters.secret.map { String(format: "%02x", $0) }.joined(),
+        ])
+        guard result.status == 0 else {
             throw CocoaError(.executableLoad, userInfo: [NSLocalizedDescriptionKey: "oathtool failed (is it installed? `make deps`)"])
         }
+        let text = result.stdout
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

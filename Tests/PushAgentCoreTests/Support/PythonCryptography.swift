@@ -1,3 +1,4 @@
+import ClusterHarness
 import Foundation
 
 /// An independent ECDSA implementation to check ours against: Python's `cryptography` (OpenSSL), from Debian's
@@ -40,19 +41,11 @@ enum PythonCryptography {
     }
 
     private static func run(_ script: String, _ arguments: [String]) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: interpreter)
-        process.arguments = ["-c", script] + arguments
-        let output = Pipe(), errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let problem = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "\(interpreter) failed (is python3-cryptography installed? `make deps`): \(problem)")
+        let result = try CommandResult.runBlocking(interpreter, ["-c", script] + arguments)
+        guard result.status == 0 else {
+            throw Failure(description: "\(interpreter) failed (is python3-cryptography installed? `make deps`): \(result.stderr)")
         }
+        let text = result.stdout
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 

@@ -54,11 +54,11 @@ final class PostgresRelayStore: RelayStorage {
         announcer = WakeAnnouncer { deviceIDs in
             await Self.notify(deviceIDs, client: client, settings: settings, logger: logger)
         }
-        sends = StatementBatcher(largest: Self.largestBatch) { batch in
-            try await Self.store(batch, limit: maximumQueuedPerDevice, client: client, logger: logger)
+        sends = StatementBatcher(largest: Self.largestBatch, deadline: settings.operationTimeout) { batch in
+            try await Self.store(batch, limit: maximumQueuedPerDevice, client: client, settings: settings, logger: logger)
         }
-        polls = StatementBatcher(largest: Self.largestBatch) { batch in
-            try await Self.inDeviceOrder(batch, deviceID: \.deviceID, row: \.0, client: client, logger: logger) {
+        polls = StatementBatcher(largest: Self.largestBatch, deadline: settings.operationTimeout) { batch in
+            try await Self.inDeviceOrder(batch, deviceID: \.deviceID, row: \.0, client: client, settings: settings, logger: logger) {
                 PostgresStatements.PollBatch(polls: $0)
             }
         }
@@ -71,7 +71,7 @@ final class PostgresRelayStore: RelayStorage {
         pool.cancel()
     }
 
-    /// Every request's database work goes through here: it ends within `StoreDeadline.operation` whatever the
+    /// Every request's database work goes through here: it ends within `settings.operationTimeout` whatever the
     /// database does, and a failure says what the relay was doing and what PostgreSQL said. A failure a retry may
     /// cure is `StoreUnavailable` (503 and Retry-After), any other PostgreSQL error `StoreFailure` (500); the relay's
     /// own outcomes (a full queue, a cursor ahead) come out as themselves.
@@ -79,13 +79,13 @@ final class PostgresRelayStore: RelayStorage {
         _ operation: String, statement: String? = nil, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         do {
-            let result = try await StoreDeadline.run(body)
+            let result = try await StoreDeadline.run(within: settings.operationTimeout, body)
             outageLog.succeeded()
             return result
         } catch is StoreDeadline.Passed {
             throw unavailable(StoreUnavailable(
                 operation: operation,
-                reason: "PostgreSQL at \(settings.endpoint) did not answer within \(StoreDeadline.operation.components.seconds) s"))
+                reason: "PostgreSQL at \(settings.endpoint) did not answer within \(settings.operationTimeout.components.seconds) s"))
         } catch let error as ConnectionPoolError {
             // After a minute of failed connection attempts the pool fails requests at once until one succeeds.
             let reason = error == .connectionCreationCircuitBreakerTripped
@@ -230,9 +230,10 @@ final class PostgresRelayStore: RelayStorage {
     }
 
     private static func store(
-        _ sends: [PostgresStatements.EnqueueBatch.Send], limit: Int, client: PostgresClient, logger: Logger
+        _ sends: [PostgresStatements.EnqueueBatch.Send], limit: Int, client: PostgresClient, settings: PostgresSettings,
+        logger: Logger
     ) async throws -> [SendOutcome] {
-        let rows = try await inDeviceOrder(sends, deviceID: \.deviceID, row: \.0, client: client, logger: logger) {
+        let rows = try await inDeviceOrder(sends, deviceID: \.deviceID, row: \.0, client: client, settings: settings, logger: logger) {
             PostgresStatements.EnqueueBatch(sends: $0, limit: Int64(limit))
         }
         return rows.map { rows in
@@ -247,11 +248,13 @@ final class PostgresRelayStore: RelayStorage {
     /// batch stuck on a dead connection would hold up every later one.
     private static func inDeviceOrder<Item, Statement: PostgresPreparedStatement>(
         _ items: [Item], deviceID: (Item) -> String, row ord: (Statement.Row) -> Int32, client: PostgresClient,
-        logger: Logger, statement: ([Item]) -> Statement
+        settings: PostgresSettings, logger: Logger, statement: ([Item]) -> Statement
     ) async throws -> [[Statement.Row]] where Statement.Row: Sendable {
         let order = items.indices.sorted { deviceID(items[$0]) < deviceID(items[$1]) }
         let statement = statement(order.map { items[$0] })
-        let rows = try await StoreDeadline.run { try await Self.rows(statement, client: client, logger: logger) }
+        let rows = try await StoreDeadline.run(within: settings.operationTimeout) {
+            try await Self.rows(statement, client: client, logger: logger)
+        }
         var rowsByItem = [[Statement.Row]](repeating: [], count: items.count)
         for row in rows { rowsByItem[order[Int(ord(row)) - 1]].append(row) }
         return rowsByItem
@@ -314,13 +317,13 @@ final class PostgresRelayStore: RelayStorage {
     /// later wake-up.
     private static func notify(_ deviceIDs: [String], client: PostgresClient, settings: PostgresSettings, logger: Logger) async {
         do {
-            _ = try await StoreDeadline.run {
+            _ = try await StoreDeadline.run(within: settings.operationTimeout) {
                 try await client.query(
                     "SELECT pg_notify(\(wakeChannel), device_id) FROM unnest(\(deviceIDs)::text[]) AS device_id", logger: logger
                 ).collect()
             }
         } catch is StoreDeadline.Passed {
-            logger.warning("PostgreSQL at \(settings.endpoint) did not take the wake-ups of \(deviceIDs.count) device(s) within \(StoreDeadline.operation.components.seconds) s: polls on other instances find their messages when their wait ends")
+            logger.warning("PostgreSQL at \(settings.endpoint) did not take the wake-ups of \(deviceIDs.count) device(s) within \(settings.operationTimeout.components.seconds) s: polls on other instances find their messages when their wait ends")
         } catch {
             logger.warning("\(PostgresFailure(settings: settings, doing: "announcing changes to \(deviceIDs.count) device(s) to the other instances", error: error))")
         }

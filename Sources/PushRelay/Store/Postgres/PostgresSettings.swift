@@ -25,6 +25,9 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
     /// instances: 8 × (10 + 1) = 88 (docs/relay.md has the formula).
     public var poolSize = Self.defaultPoolSize
     public static let defaultPoolSize = 10
+    /// How long a request's database work may take before the request is answered 503 (and a wake-up announcement
+    /// before it is given up). Tests that share one PostgreSQL among many at once on a small machine raise it.
+    public var operationTimeout = StoreDeadline.operation
 
     init(parsing text: String, origin: String) throws(RelayConfigError) {
         let usage = "expected postgres://USER@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require|verify-full], or sqlite:DIR"
