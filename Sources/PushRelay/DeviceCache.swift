@@ -1,3 +1,4 @@
+import RelayWire
 import Synchronization
 
 /// Device credentials already read from the database: every send looks its token up and every poll its device's
@@ -29,6 +30,13 @@ final class DeviceCache: Sendable {
             $0.deviceIDByToken[token] = deviceID
             $0.tokenByDeviceID[deviceID] = token
         }
+    }
+
+    /// A device this relay just registered: its first send and poll then need no read, so its first message arrives as
+    /// fast as its next ones.
+    func remember(_ registration: DeviceRegistration) {
+        remember(StoredDevice(id: registration.deviceID, secretDigest: secretDigest(registration.secret)))
+        remember(token: registration.token, deviceID: registration.deviceID)
     }
 
     func forget(deviceID: String) {

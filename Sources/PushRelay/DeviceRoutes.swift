@@ -123,6 +123,9 @@ struct DeviceRoutes: Sendable {
             guard ContinuousClock.now < deadline else { return finish([]) }
             routes.waiters.wait(ticket, until: deadline, connection: connection) { outcome in
                 guard outcome == .notified else { return finish([]) }
+                if let recent = routes.store.recentMessages(deviceID: ticket.deviceID, after: after, now: nowMilliseconds()) {
+                    return recent.isEmpty ? next() : finish(recent)
+                }
                 Task { await read() }
             }
         }

@@ -27,6 +27,9 @@ protocol RelayStorage: Sendable {
     /// The next live messages after `after`, acknowledging nothing: for a poll woken by a send, after `poll`. Nil
     /// when the device no longer exists (deleted through another instance, which can only wake this one's polls).
     func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]?
+    /// What `messages` would return, when the store knows it without reading (the message a send just committed);
+    /// nil when only `messages` can tell.
+    func recentMessages(deviceID: String, after: Int64, now: Int64) -> [RelayMessage]?
 
     /// Stores a new token and drops the expired ones.
     func storeAccessToken(digest: [UInt8], grant: AssertionVerifier.Grant, issuedAt: Int64, expiresAt: Int64) async throws

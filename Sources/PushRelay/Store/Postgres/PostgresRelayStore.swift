@@ -163,6 +163,7 @@ final class PostgresRelayStore: RelayStorage {
             VALUES (\(registration.deviceID), \(registration.token), \(Data(secretDigest(registration.secret))), \(name),
                     \(platform), \(nowMilliseconds()))
             """)
+        devices.remember(registration)
         return registration
     }
 
@@ -276,6 +277,9 @@ final class PostgresRelayStore: RelayStorage {
         let poll = PostgresStatements.PollBatch.Poll(deviceID: deviceID, after: after, limit: Int32(limit), now: now, acknowledge: false)
         return try await read(poll)?.messages
     }
+
+    /// Another instance may have committed meanwhile: only a read can tell.
+    func recentMessages(deviceID: String, after: Int64, now: Int64) -> [RelayMessage]? { nil }
 
     private func read(_ poll: PostgresStatements.PollBatch.Poll) async throws -> PostgresStatements.PollBatch.Reply? {
         let rows = try await guarded("reading the messages of device \(poll.deviceID)", statement: PostgresStatements.PollBatch.sql) {

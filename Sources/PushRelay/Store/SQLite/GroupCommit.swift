@@ -41,13 +41,18 @@ final class GroupCommit: Sendable {
         self.beforeEachBatch = beforeEachBatch
     }
 
-    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    /// `afterCommit` gets the write's result once it is on disk, on the writer's thread, in commit order, before the
+    /// caller does.
+    func write<T: Sendable>(
+        _ body: @escaping @Sendable (Database) throws -> T, afterCommit: @escaping @Sendable (T) -> Void = { _ in }
+    ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             submit(Job(
                 run: { db in
                     let result = Self.inSavepoint(db, body)
                     return { commitError in
                         if let commitError { return continuation.resume(throwing: commitError) }
+                        if case .success(let value) = result { afterCommit(value) }
                         continuation.resume(with: result)
                     }
                 },

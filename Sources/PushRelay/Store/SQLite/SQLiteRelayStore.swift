@@ -14,6 +14,7 @@ final class SQLiteRelayStore: RelayStorage {
     private let devices = DeviceCache()
     private let queueBounds = QueueBounds()
     private let pendingWrites = PendingPollWrites()
+    private let recentSends = RecentSends()
     /// Polls that arrive while others are being read share the next read transaction and its hand-off to a reader.
     private let reads: StatementBatcher<PollRead, Result<PollRead.Found?, any Error>>
     let isShared = false
@@ -104,6 +105,7 @@ final class SQLiteRelayStore: RelayStorage {
                 arguments: [registration.deviceID, registration.token, Data(secretDigest(registration.secret)),
                             name, platform, nowMilliseconds()])
         }
+        devices.remember(registration)
         return registration
     }
 
@@ -132,6 +134,7 @@ final class SQLiteRelayStore: RelayStorage {
         devices.forget(deviceID: id)
         queueBounds.forget(deviceID: id)
         pendingWrites.forget(deviceID: id)
+        recentSends.forget(deviceID: id)
         return try await pool.write { db in
             try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id])
             return db.changesCount > 0
@@ -144,8 +147,8 @@ final class SQLiteRelayStore: RelayStorage {
 
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
         let (data, notification) = outgoing.encodedPayload()
-        let maximumQueued = maximumQueuedPerDevice, queueBounds = queueBounds
-        let result = try await commits.write { db -> EnqueueResult? in
+        let maximumQueued = maximumQueuedPerDevice, queueBounds = queueBounds, recentSends = recentSends
+        let result = try await commits.write({ db -> EnqueueResult? in
             var collapsed = 0
             if let key = outgoing.collapseKey {
                 try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND collapse_key = ?")
@@ -176,7 +179,9 @@ final class SQLiteRelayStore: RelayStorage {
             message.seq = db.lastInsertedRowID
             queueBounds.inserted(deviceID: deviceID)
             return EnqueueResult(message: message, collapsed: collapsed)
-        }
+        }, afterCommit: { result in
+            if let result { recentSends.committed(result.message, deviceID: deviceID) }
+        })
         if result == nil {
             devices.forget(deviceID: deviceID)
             queueBounds.forget(deviceID: deviceID)
@@ -205,6 +210,8 @@ final class SQLiteRelayStore: RelayStorage {
         }
         let delivered = max(read.delivered, pending.delivered)
         guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
+        recentSends.acknowledged(upTo: after, deviceID: deviceID)
+        if read.messages.isEmpty { recentSends.nothingLive(beyond: max(after, pending.acknowledged), deviceID: deviceID) }
         recordLater(deviceID: deviceID, PendingPollWrites.Marks(
             acknowledged: read.acknowledged > 0 ? after : 0,
             delivered: read.messages.last.map(\.seq).flatMap { $0 > delivered ? $0 : nil } ?? 0))
@@ -216,6 +223,13 @@ final class SQLiteRelayStore: RelayStorage {
         let messages = try await reads.submit(
             PollRead(deviceID: deviceID, after: after, limit: limit, now: now, acknowledging: nil)).get()?.messages
         recordLater(deviceID: deviceID, PendingPollWrites.Marks(delivered: messages?.last?.seq ?? 0))
+        return messages
+    }
+
+    /// The message a send just committed, when it is all a poll it woke needs (`RecentSends`): no read, and no task.
+    func recentMessages(deviceID: String, after: Int64, now: Int64) -> [RelayMessage]? {
+        let messages = recentSends.messages(after: after, deviceID: deviceID, now: now)
+        if let last = messages?.last { recordLater(deviceID: deviceID, PendingPollWrites.Marks(delivered: last.seq)) }
         return messages
     }
 

@@ -1,0 +1,63 @@
+@testable import PushRelay
+import RelayWire
+import Testing
+
+/// Issue 26: a poll woken by a send takes the send's message from memory only when it is provably the only one the
+/// poll needs; anything less certain is left to a read (nil).
+struct RecentSendsTests {
+    private func message(_ seq: Int64, expiresAt: Int64 = 10_000) -> RelayMessage {
+        RelayMessage(seq: seq, id: "m\(seq)", data: ["n": "\(seq)"], sentAt: 0, expiresAt: expiresAt)
+    }
+
+    @Test func theFirstSendSinceTheStartIsReadUnlessAPollSawTheQueueEmpty() {
+        let recent = RecentSends()
+        recent.committed(message(7), deviceID: "d")
+        #expect(recent.messages(after: 3, deviceID: "d", now: 0) == nil, "seqs 4...6 may be the device's: only a read can tell")
+        #expect(recent.messages(after: 7, deviceID: "d", now: 0) == [], "nothing beyond the newest")
+        #expect(recent.messages(after: 1, deviceID: "other", now: 0) == nil)
+
+        let seen = RecentSends()
+        seen.nothingLive(beyond: 3, deviceID: "d")
+        seen.committed(message(7), deviceID: "d")
+        #expect(seen.messages(after: 3, deviceID: "d", now: 0) == [message(7)])
+        #expect(seen.messages(after: 2, deviceID: "d", now: 0) == nil, "a cursor behind what the read saw")
+    }
+
+    @Test func aSendCommittedWhileTheEmptyReadRanStillCounts() {
+        let recent = RecentSends()
+        recent.committed(message(9), deviceID: "d")
+        recent.nothingLive(beyond: 4, deviceID: "d")
+        #expect(recent.messages(after: 4, deviceID: "d", now: 0) == [message(9)])
+        recent.committed(message(12), deviceID: "d")
+        recent.nothingLive(beyond: 11, deviceID: "d")
+        #expect(recent.messages(after: 4, deviceID: "d", now: 0) == nil, "9 is the device's too: a later read changes nothing")
+        #expect(recent.messages(after: 9, deviceID: "d", now: 0) == [message(12)])
+    }
+
+    @Test func onlyTheNewestIsHandedOverAndOnlyWhileItLives() {
+        let recent = RecentSends()
+        recent.nothingLive(beyond: 0, deviceID: "d")
+        recent.committed(message(5), deviceID: "d")
+        recent.committed(message(8, expiresAt: 100), deviceID: "d")
+        #expect(recent.messages(after: 0, deviceID: "d", now: 0) == nil, "5 and 8: a read returns both")
+        #expect(recent.messages(after: 5, deviceID: "d", now: 0) == [message(8, expiresAt: 100)])
+        #expect(recent.messages(after: 5, deviceID: "d", now: 100) == nil, "expired: the read skips it")
+        recent.acknowledged(upTo: 8, deviceID: "d")
+        #expect(recent.messages(after: 8, deviceID: "d", now: 0) == [])
+        #expect(recent.messages(after: 5, deviceID: "d", now: 0) == nil, "its payload went with the acknowledgement")
+    }
+
+    @Test func aForgottenOrPushedOutDeviceIsRead() {
+        let recent = RecentSends(capacity: 2)
+        for device in ["a", "b"] {
+            recent.nothingLive(beyond: 0, deviceID: device)
+            recent.committed(message(device == "a" ? 1 : 2), deviceID: device)
+        }
+        recent.forget(deviceID: "a")
+        #expect(recent.messages(after: 0, deviceID: "a", now: 0) == nil)
+        recent.nothingLive(beyond: 0, deviceID: "c")
+        recent.nothingLive(beyond: 0, deviceID: "d")
+        let known = ["b", "c", "d"].filter { recent.messages(after: 0, deviceID: $0, now: 0) != nil }
+        #expect(known.count == 2, "at most two devices kept: \(known)")
+    }
+}
