@@ -17,7 +17,10 @@ public enum AgentDaemon {
         let liveConfig = LiveConfig(config)
         let listener = try ControlListener.resolve(configuredPath: config.socketPath)
         try prepareDirectories(config, listener: listener)
-        let stateLock = try InstanceLock(path: config.stateDirectory + "/pushagentd.lock")
+        let lockPath = config.stateDirectory + "/pushagentd.lock"
+        let stateLock = try InstanceLock(
+            path: lockPath,
+            whenHeld: "another pushagentd is already running with \(lockPath) (stop it first, or give this one its own --state-dir and --socket)")
         let sealingKey = try SealingKey.load(
             credentialsDirectory: ProcessInfo.processInfo.environment["CREDENTIALS_DIRECTORY"],
             stateDirectory: config.stateDirectory)

@@ -8,6 +8,9 @@ import SystemdSupport
 public final class RelayServer: Sendable {
     private let group: ServiceGroup
     private let ownsProcess: Bool
+    /// A pushrelay process holds its SQLite state alone: a woken poll is answered from what this process committed
+    /// (`RecentSends`), which another writer's sends would make wrong.
+    private let stateLock: InstanceLock?
 
     /// Opens the store (and migrates it); nothing listens until `run()`.
     /// - Parameter ownsProcess: handle SIGTERM/SIGINT as graceful shutdown and report readiness to systemd
@@ -27,6 +30,14 @@ public final class RelayServer: Sendable {
             await onListening(address)
         }
         self.ownsProcess = ownsProcess
+        if ownsProcess, case .sqlite(let directory) = config.database {
+            let path = directory + "/relay.lock"
+            stateLock = try InstanceLock(
+                path: path,
+                whenHeld: "another pushrelay is already running on \(directory) (\(path) is locked): stop it first, or give this one its own --state-dir")
+        } else {
+            stateLock = nil
+        }
         group = ServiceGroup(configuration: .init(
             services: services, gracefulShutdownSignals: ownsProcess ? [.sigterm, .sigint] : [], logger: logger))
     }

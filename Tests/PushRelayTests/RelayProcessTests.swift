@@ -76,6 +76,22 @@ struct RelayProcessTests {
         #expect(!FileManager.default.fileExists(atPath: startDirectory + "/state"), "not where it happened to start")
     }
 
+    /// Issue 26: a woken poll is answered from what this process committed, so a second pushrelay on the same SQLite
+    /// state (a manual start beside the service) must not run: its sends would be missed and then acknowledged away.
+    @Test func aSecondRelayOnTheSameStateDirectoryIsRefused() async throws {
+        let directory = try makeStateDirectory()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let arguments = ["--listen", "127.0.0.1:0", "--state-dir", directory, "--config", "/dev/null"]
+        let first = try launch(arguments)
+        defer { first.signal(SIGKILL) }
+        _ = try await first.waitForLine(startingWith: "pushrelay listening on", timeout: .seconds(10))
+        let second = try launch(arguments)
+        let ended = try await second.waitForExit(timeout: .seconds(10))
+        #expect(!ended.signaled && ended.status == 1, "\(ended)")
+        #expect(second.text.contains("another pushrelay is already running on \(directory)"), "\(second.text)")
+        #expect(first.isRunning)
+    }
+
     @Test(arguments: [
         (["--bogus"], "--bogus"),
         (["--listen", "nowhere", "--state-dir", "/tmp"], "--listen"),

@@ -5,7 +5,7 @@ import Synchronization
 /// transaction and one hand-off to a reader, instead of paying each their own. Idle, a request leaves at once, alone:
 /// there is no window to wait for.
 ///
-/// A request that waited past its deadline (`StoreDeadline.operation` unless told) before its batch left is dropped: it has been answered 503
+/// A request that waited past the batcher's deadline before its batch left is dropped: it has been answered 503
 /// already, and a send stored now would repeat the sender's retry.
 final class StatementBatcher<Item: Sendable, Outcome: Sendable>: Sendable {
     private struct Waiting {
@@ -25,7 +25,7 @@ final class StatementBatcher<Item: Sendable, Outcome: Sendable>: Sendable {
     private let run: @Sendable ([Item]) async throws -> [Outcome]
 
     /// `run` runs a batch in one statement and returns one outcome per item, in order; its failure is every item's. A batch holds at most `largest` items.
-    init(largest: Int, deadline: Duration = StoreDeadline.operation, run: @escaping @Sendable ([Item]) async throws -> [Outcome]) {
+    init(largest: Int, deadline: Duration, run: @escaping @Sendable ([Item]) async throws -> [Outcome]) {
         self.largest = largest
         self.deadline = deadline
         self.run = run

@@ -35,7 +35,7 @@ public enum StoreDeadline {
     /// cannot cancel a query in flight, so the operation is cancelled (which ends a wait for a connection) and left
     /// to end by itself in its own task.
     static func run<Result: Sendable>(
-        within limit: Duration = operation, _ body: @escaping @Sendable () async throws -> Result
+        within limit: Duration, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         let race = Race<Result>()
         return try await withCheckedThrowingContinuation { continuation in

@@ -5,7 +5,7 @@ import Synchronization
 /// before (nil: none since the start). Seqs grow across all devices, so every other message the device may have is
 /// at or below that earlier seq: a poll woken by the send, whose cursor is there or beyond, needs exactly this
 /// message and takes it from memory rather than from a read (a query and a hand-off to a reader less per delivered
-/// message).
+/// message). This holds only while this process is the database's one writer, which `RelayServer`'s lock ensures.
 ///
 /// Recorded after the commit, in commit order, on the writer's thread (`GroupCommit.write`'s `afterCommit`), so
 /// before the send wakes the poll. A poll's read that finds nothing beyond its cursor tells the same of a device's
@@ -16,60 +16,102 @@ final class RecentSends: Sendable {
         var seq: Int64
         /// At or above the seq of every message the device has but `message`.
         var previous: Int64?
-        /// Dropped once the device acknowledged it: an idle device costs its seqs, not its payload.
+        /// Dropped once the device acknowledged it, once it expired, or when the payloads kept reach their budget:
+        /// an idle device costs its seqs, not its payload.
         var message: RelayMessage?
+        var payloadBytes = 0
     }
 
-    private let entries = Mutex<[String: Entry]>([:])
+    private struct State {
+        var entries: [String: Entry] = [:]
+        var payloadBytes = 0
+        /// Counts the entries removed (evicted or forgotten): a read that began before one of them cannot vouch for
+        /// sends recorded in an entry that is gone.
+        var removals: UInt64 = 0
+
+        mutating func dropPayload(of deviceID: String) {
+            payloadBytes -= entries[deviceID]?.payloadBytes ?? 0
+            entries[deviceID]?.message = nil
+            entries[deviceID]?.payloadBytes = 0
+        }
+
+        mutating func remove(_ deviceID: String) {
+            payloadBytes -= entries.removeValue(forKey: deviceID)?.payloadBytes ?? 0
+            removals += 1
+        }
+    }
+
+    private let state = Mutex(State())
     /// Devices beyond it push out another device's entry, whose woken polls then read.
     private let capacity: Int
+    /// Payloads beyond it are not kept: their polls read.
+    private let payloadBudget: Int
 
-    init(capacity: Int = 100_000) {
+    init(capacity: Int = 100_000, payloadBudget: Int = 16 << 20) {
         self.capacity = capacity
+        self.payloadBudget = payloadBudget
     }
 
+    /// Taken before a poll's read, handed to `nothingLive` after it.
+    var removals: UInt64 { state.withLock { $0.removals } }
+
     func committed(_ message: RelayMessage, deviceID: String) {
-        entries.withLock { entries in
-            let previous = entries[deviceID]?.seq
-            if previous == nil, entries.count >= capacity { entries.remove(at: entries.startIndex) }
-            entries[deviceID] = Entry(seq: message.seq, previous: previous, message: message)
+        let size = Self.payloadBytes(of: message)
+        state.withLock { state in
+            let previous = state.entries[deviceID]?.seq
+            state.dropPayload(of: deviceID)
+            if previous == nil, state.entries.count >= capacity, let any = state.entries.keys.first { state.remove(any) }
+            let kept = state.payloadBytes + size <= payloadBudget
+            state.entries[deviceID] = Entry(seq: message.seq, previous: previous, message: kept ? message : nil,
+                                            payloadBytes: kept ? size : 0)
+            if kept { state.payloadBytes += size }
         }
     }
 
     /// What a poll woken by a send, with cursor `after`, is to be handed: nil when only a read can tell.
     func messages(after: Int64, deviceID: String, now: Int64) -> [RelayMessage]? {
-        entries.withLock { entries in
-            guard let entry = entries[deviceID] else { return nil }
+        state.withLock { state in
+            guard let entry = state.entries[deviceID] else { return nil }
             if after >= entry.seq { return [] }
-            guard let previous = entry.previous, previous <= after, let message = entry.message, message.expiresAt > now else {
+            guard let previous = entry.previous, previous <= after, let message = entry.message else { return nil }
+            guard message.expiresAt > now else {
+                state.dropPayload(of: deviceID)
                 return nil
             }
             return [message]
         }
     }
 
-    /// A read at cursor `after` found no live message beyond it: any the device has, but those committed since the
-    /// read began (recorded before or after this), is at or below `after`.
-    func nothingLive(beyond after: Int64, deviceID: String) {
-        entries.withLock { entries in
-            guard let entry = entries[deviceID] else {
-                if entries.count >= capacity { entries.remove(at: entries.startIndex) }
-                entries[deviceID] = Entry(seq: after, previous: after)
+    /// A read at cursor `after`, begun when `removals` was `removalsBefore`, found no live message beyond it: any
+    /// the device has, but those committed since the read began (recorded before or after this), is at or below
+    /// `after`.
+    func nothingLive(beyond after: Int64, deviceID: String, removalsBefore: UInt64) {
+        state.withLock { state in
+            // An entry removed meanwhile may have held a send the read did not see.
+            guard state.removals == removalsBefore else { return }
+            guard let entry = state.entries[deviceID] else {
+                if state.entries.count >= capacity, let any = state.entries.keys.first { state.remove(any) }
+                state.entries[deviceID] = Entry(seq: after, previous: after)
                 return
             }
             // The device's first send since the start, committed after the read began (or the read would have found
             // it): what came before it is what the read saw.
-            if entry.previous == nil, entry.seq > after { entries[deviceID]?.previous = after }
+            if entry.previous == nil, entry.seq > after { state.entries[deviceID]?.previous = after }
         }
     }
 
     func acknowledged(upTo after: Int64, deviceID: String) {
-        entries.withLock { entries in
-            if let seq = entries[deviceID]?.seq, seq <= after { entries[deviceID]?.message = nil }
+        state.withLock { state in
+            if let seq = state.entries[deviceID]?.seq, seq <= after { state.dropPayload(of: deviceID) }
         }
     }
 
     func forget(deviceID: String) {
-        entries.withLock { $0[deviceID] = nil }
+        state.withLock { $0.remove(deviceID) }
+    }
+
+    private static func payloadBytes(of message: RelayMessage) -> Int {
+        let fields = message.data.merging(message.notification ?? [:]) { first, _ in first }
+        return 256 + message.id.utf8.count + fields.reduce(0) { $0 + $1.key.utf8.count + $1.value.utf8.count }
     }
 }

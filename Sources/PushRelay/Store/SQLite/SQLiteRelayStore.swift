@@ -41,7 +41,7 @@ final class SQLiteRelayStore: RelayStorage {
         guard chmod(path, 0o600) == 0 else { throw RelayStoreError(path: path, errno: errno) }
         let pool = try DatabasePool(path: path)
         self.pool = pool
-        reads = StatementBatcher(largest: 256) { batch in
+        reads = StatementBatcher(largest: 256, deadline: StoreDeadline.operation) { batch in
             try await pool.read { db in batch.map { read in Result { try read.run(db) } } }
         }
         // Expiry is enforced before every batch of sends and polls, so an expired message is never returned and
@@ -135,10 +135,13 @@ final class SQLiteRelayStore: RelayStorage {
         queueBounds.forget(deviceID: id)
         pendingWrites.forget(deviceID: id)
         recentSends.forget(deviceID: id)
-        return try await pool.write { db in
+        let deleted = try await pool.write { db in
             try db.execute(sql: "DELETE FROM device WHERE id = ?", arguments: [id])
             return db.changesCount > 0
         }
+        // A send or a poll between the first forgetting and the delete may have remembered it again.
+        recentSends.forget(deviceID: id)
+        return deleted
     }
 
     func deviceCount() async throws -> Int {
@@ -201,6 +204,7 @@ final class SQLiteRelayStore: RelayStorage {
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult? {
         // Before the read: what commits meanwhile leaves memory but is then in what the read sees.
         let pending = pendingWrites.marks(deviceID: deviceID)
+        let removals = recentSends.removals
         let read = try await reads.submit(PollRead(
             deviceID: deviceID, after: max(after, pending.acknowledged), limit: limit, now: now,
             acknowledging: after > pending.acknowledged ? pending.acknowledged...after : nil)).get()
@@ -211,7 +215,9 @@ final class SQLiteRelayStore: RelayStorage {
         let delivered = max(read.delivered, pending.delivered)
         guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
         recentSends.acknowledged(upTo: after, deviceID: deviceID)
-        if read.messages.isEmpty { recentSends.nothingLive(beyond: max(after, pending.acknowledged), deviceID: deviceID) }
+        if read.messages.isEmpty {
+            recentSends.nothingLive(beyond: max(after, pending.acknowledged), deviceID: deviceID, removalsBefore: removals)
+        }
         recordLater(deviceID: deviceID, PendingPollWrites.Marks(
             acknowledged: read.acknowledged > 0 ? after : 0,
             delivered: read.messages.last.map(\.seq).flatMap { $0 > delivered ? $0 : nil } ?? 0))
