@@ -56,12 +56,16 @@ build: deps
 # then the soaks, the demo (approved automatically, so the README's demo command is tested too), the benchmarks'
 # smoke runs and the installed package in a booted systemd, which mostly wait on processes and timers: the fuzz
 # targets' build (a release build of its own, minutes of CPU) runs meanwhile, its output in FUZZ_BUILD_LOG, printed
-# if it fails; then their smoke run. The run ends with the Swift test summary again, for CI to read last.
+# if it fails; then their smoke run. The run ends with the Swift test summary again, for CI to read last. The PyPI
+# clients the interop tests drive are installed before the tests start: in a fresh clone pip ran inside a test's
+# 120 s wait, on a machine loaded by the whole suite, and once missed it.
 TEST_LOG := .build/swift-test.log
 FUZZ_BUILD_LOG := .build/fuzz-build.log
 test: build
 	$(SWIFT) build --build-tests
 	$(MAKE) --no-print-directory man-check
+	scripts/fcm-receiver.sh install
+	scripts/firebase-admin-send.sh install
 	bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOG)'
 	bash -c '$(MAKE) --no-print-directory fuzz-build > $(FUZZ_BUILD_LOG) 2>&1 & fuzz_build=$$!; \
 		trap "kill $$fuzz_build 2>/dev/null" EXIT; set -e; \
