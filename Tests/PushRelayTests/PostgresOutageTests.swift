@@ -27,7 +27,7 @@ struct PostgresOutageTests {
         defer { Task { await server.stop() } }
         let database = try RelayDatabaseSetting(url: server.url, passwordFile: server.passwordFile)
             .resolve(origin: "test", passwordInURLAllowed: false)
-        let relay = try await TestRelay.start(database: database, databaseTimeout: StoreDeadline.operation)
+        let relay = try await TestRelay.start(database: database, databaseTimeout: PostgresSettings.defaultOperationTimeout)
         var devices: [TestDevice] = []
         for _ in 0..<20 { devices.append(try await relay.register()) }
         let load = Load()

@@ -28,8 +28,8 @@ struct StoreFailure: Error, CustomStringConvertible {
 
 /// The longest one database operation may take before its request is answered 503: a request waiting for a
 /// connection while the database is away, or a query on a connection that died without a word, ends here.
-public enum StoreDeadline {
-    public static let operation = Duration.seconds(5)
+enum StoreDeadline {
+    static let operation = Duration.seconds(5)
 
     /// `operation`'s result, or `DeadlinePassed` once `limit` has passed, whatever the operation does: postgres-nio
     /// cannot cancel a query in flight, so the operation is cancelled (which ends a wait for a connection) and left

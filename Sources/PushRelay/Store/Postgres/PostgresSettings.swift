@@ -27,7 +27,8 @@ public struct PostgresSettings: Sendable, Equatable, CustomStringConvertible {
     public static let defaultPoolSize = 10
     /// How long a request's database work may take before the request is answered 503 (and a wake-up announcement
     /// before it is given up). Tests that share one PostgreSQL among many at once on a small machine raise it.
-    public var operationTimeout = StoreDeadline.operation
+    public var operationTimeout = Self.defaultOperationTimeout
+    public static let defaultOperationTimeout = StoreDeadline.operation
 
     init(parsing text: String, origin: String) throws(RelayConfigError) {
         let usage = "expected postgres://USER@HOST[:PORT]/DATABASE[?sslmode=disable|prefer|require|verify-full], or sqlite:DIR"
