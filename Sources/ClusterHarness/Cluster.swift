@@ -139,12 +139,14 @@ public final class ReservedLoopbackPort: Sendable {
     deinit { close(fd) }
 }
 
-/// Polls `condition` until it holds or the timeout passes.
+/// Polls `condition` until it holds or the timeout passes. The last look starts after the deadline: a test starved
+/// of threads on a loaded machine past its deadline still sees what happened meanwhile.
 public func eventually(_ what: String, timeout: Duration = .seconds(15),
                        _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
     var lastError: (any Error)?
-    while ContinuousClock.now < deadline {
+    while true {
+        let last = ContinuousClock.now >= deadline
         do {
             if try await condition() { return }
         } catch let error as HarnessError {
@@ -152,6 +154,7 @@ public func eventually(_ what: String, timeout: Duration = .seconds(15),
         } catch {
             lastError = error
         }
+        if last { break }
         try await Task.sleep(for: .milliseconds(50))
     }
     throw HarnessError("timed out waiting until \(what)\(lastError.map { " (last error: \($0))" } ?? "")")

@@ -22,8 +22,10 @@ public struct CommandResult: Sendable {
         }
     }
 
-    /// `run`, blocking the calling thread: for a synchronous test's short command.
-    public static func runBlocking(_ executable: String, _ arguments: [String], asUID uid: UInt32? = nil,
+    /// `run`, blocking the calling thread. Not for a test's own thread: short commands by the dozen (oathtool, a
+    /// Python check) blocking both cooperative threads of a 2-core machine starved every other test of the parallel
+    /// run past its deadlines.
+    private static func runBlocking(_ executable: String, _ arguments: [String], asUID uid: UInt32? = nil,
                                    input: String? = nil, environment extra: [String: String] = [:]) throws -> CommandResult {
         let (program, argv) = uid.map {
             ("/usr/bin/setpriv", ["--reuid=\($0)", "--regid=\($0)", "--clear-groups", executable] + arguments)

@@ -58,22 +58,24 @@ public final class ManagedProcess: Sendable {
     public var isRunning: Bool { end.value == nil }
     public var text: String { output.text }
 
-    /// Waits until a line of output starts with `prefix` and returns the rest of it.
+    /// Waits until a line of output starts with `prefix` and returns the rest of it. The last look is after the
+    /// deadline: a test starved of threads past it (a loaded machine) must not miss a line printed meanwhile.
     public func waitForLine(startingWith prefix: String, timeout: Duration = .seconds(20)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         func printed() -> String? {
             text.split(separator: "\n").first { $0.hasPrefix(prefix) }.map { String($0.dropFirst(prefix.count)) }
         }
-        while ContinuousClock.now < deadline {
+        while true {
+            let last = ContinuousClock.now >= deadline
             if let rest = printed() { return rest }
             guard isRunning else {
                 let ended = try await waitForExit()
                 if let rest = printed() { return rest }
                 throw HarnessError("\(name) exited (\(ended.signaled ? "signal " : "")\(ended.status)) before printing '\(prefix)':\n\(text)")
             }
+            if last { throw HarnessError("\(name) printed no line starting with '\(prefix)' within \(timeout):\n\(text)") }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw HarnessError("\(name) printed no line starting with '\(prefix)' within \(timeout):\n\(text)")
     }
 
     /// Only while it runs: once it has been reaped its pid may be another process's.

@@ -8,7 +8,9 @@ import Testing
 /// Both privacyIDEA transports through the real ingest path and a real SQLite store: a relay push advances the relay
 /// cursor, a polled challenge does not, and one nonce makes one approval whichever way it comes.
 struct PrivacyIDEAIngestTests {
+    // RSA-4096 takes seconds in a debug build, on a thread the whole parallel run shares: one of each per suite.
     static let serverKey = try! PrivacyIDEADeviceKey.generate()
+    static let deviceKey = try! PrivacyIDEADeviceKey.generate()
     static let serial = "PIPU00000042"
 
     func challenge(nonce: String) throws -> [String: String] {
@@ -26,7 +28,7 @@ struct PrivacyIDEAIngestTests {
                                                           registeredAt: Date()), markAccountsForTokenUpdate: false)
         let credentials = PrivacyIDEACredentials(
             serial: Self.serial, url: "https://pi.example/ttype/push", sslVerify: true, pollOnly: false,
-            devicePrivateKey: try PrivacyIDEADeviceKey.generate().derRepresentation,
+            devicePrivateKey: Self.deviceKey.derRepresentation,
             serverPublicKey: try PrivacyIDEAServerKey(der: Data(base64Encoded: Self.serverKey.publicKeyBase64)!).der,
             pushToken: "t")
         try await store.addAccount(Account(id: "acc_pi", provider: .privacyidea, issuer: "privacyIDEA", name: "alice",

@@ -69,11 +69,12 @@ struct Denied: Error, Equatable {
 /// Polls `condition` until it holds; fails the test after `timeout` (robust on a loaded machine: no fixed sleeps).
 func eventually(_ what: String, timeout: Duration = .seconds(20), _ condition: () async throws -> Bool) async throws {
     let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
+    while true {
+        let last = ContinuousClock.now >= deadline  // the last look starts after the deadline (a starved test)
         if try await condition() { return }
+        if last { throw TimedOut(what: what) }
         try await Task.sleep(for: .milliseconds(20))
     }
-    throw TimedOut(what: what)
 }
 
 struct TimedOut: Error, CustomStringConvertible {

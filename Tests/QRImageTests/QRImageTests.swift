@@ -15,31 +15,31 @@ import Testing
     }
 
     /// Runs a shell pipeline in the test's folder.
-    func shell(_ command: String) throws {
-        let result = try CommandResult.runBlocking("/bin/sh", ["-c", "set -e; cd \"$0\"; " + command, directory.path])
+    func shell(_ command: String) async throws {
+        let result = try await CommandResult.run("/bin/sh", ["-c", "set -e; cd \"$0\"; " + command, directory.path])
         try #require(result.status == 0, "failed: \(command): \(result.stderr)")
     }
 
     func path(_ name: String) -> String { directory.appendingPathComponent(name).path }
 
-    @Test func readsThePNGThatQrencodeWrote() throws {
-        try shell("qrencode -o code.png '\(Self.uri)'")
+    @Test func readsThePNGThatQrencodeWrote() async throws {
+        try await shell("qrencode -o code.png '\(Self.uri)'")
         #expect(try QRImage.text(inImageAt: path("code.png")) == Self.uri)
     }
 
-    @Test func readsAJPEG() throws {
-        try shell("qrencode -s 6 -o code.png '\(Self.uri)'; pngtopnm code.png | cjpeg -quality 85 > code.jpg")
+    @Test func readsAJPEG() async throws {
+        try await shell("qrencode -s 6 -o code.png '\(Self.uri)'; pngtopnm code.png | cjpeg -quality 85 > code.jpg")
         #expect(try QRImage.text(inImageAt: path("code.jpg")) == Self.uri)
     }
 
-    @Test func imageWithoutACodeSaysSo() throws {
-        try shell("ppmmake white 120 120 | pnmtopng > blank.png")
+    @Test func imageWithoutACodeSaysSo() async throws {
+        try await shell("ppmmake white 120 120 | pnmtopng > blank.png")
         let error = #expect(throws: QRImage.Failure.self) { try QRImage.text(inImageAt: path("blank.png")) }
         #expect(error?.description.contains("no QR code found") == true)
     }
 
-    @Test func twoCodesAreRefused() throws {
-        try shell("qrencode -o a.png one; qrencode -o b.png two; pngtopnm a.png > a.pnm; pngtopnm b.png > b.pnm; pnmcat -lr a.pnm b.pnm | pnmtopng > two.png")
+    @Test func twoCodesAreRefused() async throws {
+        try await shell("qrencode -o a.png one; qrencode -o b.png two; pngtopnm a.png > a.pnm; pngtopnm b.png > b.pnm; pnmcat -lr a.pnm b.pnm | pnmtopng > two.png")
         let error = #expect(throws: QRImage.Failure.self) { try QRImage.text(inImageAt: path("two.png")) }
         #expect(error?.description.contains("2 QR codes") == true)
     }

@@ -17,16 +17,16 @@ import Testing
         throw PythonCryptography.Failure(description: "no scalar up to 5000 gives a short coordinate")
     }
 
-    @Test func publicKeyIsPaddedXY() throws {
+    @Test func publicKeyIsPaddedXY() async throws {
         let (scalar, key) = try Self.keyWithShortCoordinate()
         #expect(key.publicKeyHex.count == 128)
         #expect(key.publicKeyHex.hasPrefix("00") || key.publicKeyHex.dropFirst(64).hasPrefix("00"))
-        #expect(key.publicKeyHex == (try PythonCryptography.publicKey(ofScalar: scalar)),
+        #expect(key.publicKeyHex == (try await PythonCryptography.publicKey(ofScalar: scalar)),
                 "OpenSSL computes the same point, zero-padded")
         #expect(HyphenDeviceKey.publicKey(hex: key.publicKeyHex)?.rawRepresentation == key.privateKey.publicKey.rawRepresentation)
     }
 
-    @Test func flowPayloadSignatureVerifiesInAnIndependentImplementation() throws {
+    @Test func flowPayloadSignatureVerifiesInAnIndependentImplementation() async throws {
         let key = HyphenDeviceKey()
         var transaction = FlowTransaction(
             script: "transaction { prepare(signer: AuthAccount) { } }", referenceBlockId: Data(repeating: 0xAB, count: 32),
@@ -41,22 +41,22 @@ import Testing
         #expect(signature.count == 64, "raw r‖s, not DER")
         #expect(message.prefix(32) == FlowSigning.transactionDomainTag)
         #expect(FlowSigning.isValid(signature, of: message, by: key.privateKey.publicKey))
-        #expect(try PythonCryptography.verify(publicKeyHex: key.publicKeyHex, message: message, signature: signature) == "valid")
+        #expect(try await PythonCryptography.verify(publicKeyHex: key.publicKeyHex, message: message, signature: signature) == "valid")
 
         var tampered = message
         tampered[tampered.endIndex - 1] ^= 1
-        #expect(try PythonCryptography.verify(publicKeyHex: key.publicKeyHex, message: tampered, signature: signature) == "invalid")
+        #expect(try await PythonCryptography.verify(publicKeyHex: key.publicKeyHex, message: tampered, signature: signature) == "invalid")
         #expect(!FlowSigning.isValid(signature, of: tampered, by: key.privateKey.publicKey))
     }
 
-    @Test func challengeSignatureIsOverTheUTF8OfChallengeData() throws {
+    @Test func challengeSignatureIsOverTheUTF8OfChallengeData() async throws {
         let key = HyphenDeviceKey()
         let challenge = HyphenChallenge(challengeData: "hyphen-challenge-\(UUID())", expiresAt: "2030-01-01T00:00:00Z")
         let request = try HyphenAPI(baseURL: "http://h", appSecret: "s").respondToChallenge(challenge, key: key)
         let body = try JSONDecoder().decode(HyphenChallengeResponseBody.self, from: request.body)
         #expect(body.challengeType == "deviceKey" && body.challengeData == challenge.challengeData)
         let signature = try #require(Hex.decode(body.deviceKey.signature))
-        #expect(try PythonCryptography.verify(publicKeyHex: key.publicKeyHex, message: Data(challenge.challengeData.utf8),
+        #expect(try await PythonCryptography.verify(publicKeyHex: key.publicKeyHex, message: Data(challenge.challengeData.utf8),
                                               signature: signature) == "valid")
     }
 

@@ -31,17 +31,17 @@ enum PythonCryptography {
     """
 
     /// "valid" or "invalid" for a raw r‖s P-256/SHA-256 signature by the x‖y public key.
-    static func verify(publicKeyHex: String, message: Data, signature: Data) throws -> String {
-        try run(verifier, [publicKeyHex, message.hex, signature.hex])
+    static func verify(publicKeyHex: String, message: Data, signature: Data) async throws -> String {
+        try await run(verifier, [publicKeyHex, message.hex, signature.hex])
     }
 
     /// x‖y of the public key of a private scalar, computed by OpenSSL.
-    static func publicKey(ofScalar scalar: Data) throws -> String {
-        try run(publicKeyOf, [scalar.hex])
+    static func publicKey(ofScalar scalar: Data) async throws -> String {
+        try await run(publicKeyOf, [scalar.hex])
     }
 
-    private static func run(_ script: String, _ arguments: [String]) throws -> String {
-        let result = try CommandResult.runBlocking(interpreter, ["-c", script] + arguments)
+    private static func run(_ script: String, _ arguments: [String]) async throws -> String {
+        let result = try await CommandResult.run(interpreter, ["-c", script] + arguments)
         guard result.status == 0 else {
             throw Failure(description: "\(interpreter) failed (is python3-cryptography installed? `make deps`): \(result.stderr)")
         }
