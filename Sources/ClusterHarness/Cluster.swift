@@ -2,6 +2,7 @@ import ControlClient
 import ControlWire
 import CurlHTTP
 import Foundation
+import Synchronization
 
 /// pushrelay + pushsim + pushagentd as real processes on loopback, in a temporary directory.
 public final class Cluster: @unchecked Sendable {
@@ -106,8 +107,29 @@ public final class Cluster: @unchecked Sendable {
         try await CommandResult.run(Binaries.path("pushctl"), ["--socket", socketPath] + arguments, asUID: uid, input: input)
     }
 
-    /// A port free now (another process may take it before it is used).
-    static func freePort() throws -> Int { try ReservedLoopbackPort().port }
+    /// A port free now, for a server that binds it later (another program may still take it first). It lies below
+    /// the kernel's ephemeral range, which every socket bound to port 0 draws from: a privacyIDEA taking seconds to
+    /// start once found its port held by another test's relay, and talked to that relay. This process hands each
+    /// port out once.
+    static func freePort() throws -> Int {
+        let below = ephemeralPortsStart()
+        guard below > lowestFreePort + 1000 else { return try ReservedLoopbackPort().port }
+        for _ in 0..<1000 {
+            let candidate = Int.random(in: lowestFreePort..<below)
+            guard portsHandedOut.withLock({ $0.insert(candidate).inserted }) else { continue }
+            if (try? ReservedLoopbackPort(port: candidate)) != nil { return candidate }
+        }
+        throw HarnessError("no free loopback port between \(lowestFreePort) and \(below)")
+    }
+
+    private static let lowestFreePort = 20_000
+    private static let portsHandedOut = Mutex<Set<Int>>([])
+
+    /// The first port of `ip_local_port_range` (Linux's default is 32768).
+    private static func ephemeralPortsStart() -> Int {
+        let range = (try? String(contentsOfFile: "/proc/sys/net/ipv4/ip_local_port_range", encoding: .utf8)) ?? ""
+        return range.split(whereSeparator: \.isWhitespace).first.flatMap { Int($0) } ?? 32768
+    }
 }
 
 /// A loopback TCP port bound but never listening: connections to it are refused, and no other socket can take it
@@ -116,10 +138,12 @@ public final class ReservedLoopbackPort: Sendable {
     public let port: Int
     private let fd: Int32
 
-    public init() throws {
+    /// `port` 0: one the kernel picks.
+    public init(port: Int = 0) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(port).bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = fd >= 0 && withUnsafeMutablePointer(to: &address) {
@@ -133,10 +157,21 @@ public final class ReservedLoopbackPort: Sendable {
             throw HarnessError("cannot reserve a port: \(reason)")
         }
         self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        self.port = Int(UInt16(bigEndian: address.sin_port))
     }
 
     deinit { close(fd) }
+}
+
+/// Long-polls `look` (which waits up to `wait` seconds for something new) until it finds something or the timeout
+/// passes; nil if it never did. As in `eventually`, the last look starts after the deadline, and does not wait.
+public func longPolling<T>(for timeout: Duration, _ look: (_ wait: Int) async throws -> T?) async throws -> T? {
+    let deadline = ContinuousClock.now + timeout
+    while true {
+        let last = ContinuousClock.now >= deadline
+        if let found = try await look(last ? 0 : 1) { return found }
+        if last { return nil }
+    }
 }
 
 /// Polls `condition` until it holds or the timeout passes. The last look starts after the deadline: a test starved

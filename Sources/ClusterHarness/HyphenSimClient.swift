@@ -34,11 +34,10 @@ public struct HyphenSimClient: Sendable {
 
     /// Waits for the agent's answer to request `id`.
     public func answer(to id: String, timeout: Int = 30) async throws -> SimAdminAPI.HyphenAnswer {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if let answer = try await answers(wait: 1).last(where: { $0.id == id }) { return answer }
-        }
-        throw HarnessError("pushsim received no Hyphen answer to \(id) within \(timeout) s")
+        guard let answer = try await longPolling(for: .seconds(timeout), { wait in
+            try await answers(wait: wait).last { $0.id == id }
+        }) else { throw HarnessError("pushsim received no Hyphen answer to \(id) within \(timeout) s") }
+        return answer
     }
 
     /// The sign-in request the agent made for `email`, once pushsim has it.

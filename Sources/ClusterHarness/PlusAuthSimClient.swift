@@ -60,11 +60,10 @@ public struct PlusAuthSimClient: Sendable {
 
     /// Waits for the answer to `pushId`.
     public func answer(to pushId: String, timeout: Int = 15) async throws -> Answer {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if let answer = try await answers(wait: 1).last(where: { $0.pushId == pushId }) { return answer }
-        }
-        throw HarnessError("pushsim received no answer to \(pushId) within \(timeout) s")
+        guard let answer = try await longPolling(for: .seconds(timeout), { wait in
+            try await answers(wait: wait).last { $0.pushId == pushId }
+        }) else { throw HarnessError("pushsim received no answer to \(pushId) within \(timeout) s") }
+        return answer
     }
 
     public func registrations() async throws -> [Registration] {

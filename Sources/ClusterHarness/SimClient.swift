@@ -70,11 +70,10 @@ public struct SimClient: Sendable {
 
     /// Waits for the answer to `messageId`.
     public func answer(to messageId: String, timeout: Int = 15) async throws -> Answer {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if let answer = try await answers(wait: 1).last(where: { $0.messageId == messageId }) { return answer }
-        }
-        throw HarnessError("pushsim received no answer to \(messageId) within \(timeout) s")
+        guard let answer = try await longPolling(for: .seconds(timeout), { wait in
+            try await answers(wait: wait).last { $0.messageId == messageId }
+        }) else { throw HarnessError("pushsim received no answer to \(messageId) within \(timeout) s") }
+        return answer
     }
 
     func post<T: Decodable>(_ path: String, _ body: [String: Any]) async throws -> T {

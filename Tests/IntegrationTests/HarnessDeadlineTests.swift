@@ -17,6 +17,15 @@ import Testing
         try await eventually("it holds", timeout: .zero) { true }
     }
 
+    @Test func aLongPollStarvedPastItsDeadlineLooksOnceMoreWithoutWaiting() async throws {
+        var waits: [Int] = []
+        let found = try await longPolling(for: .zero) { wait in
+            waits.append(wait)
+            return "the answer"
+        }
+        #expect(found == "the answer" && waits == [0])
+    }
+
     @Test func aLineNeverPrintedStillTimesOut() async throws {
         let process = try ManagedProcess(name: "sh", executable: "/bin/sh", arguments: ["-c", "exec sleep 30"])
         defer { process.signal(SIGKILL) }

@@ -243,7 +243,9 @@ struct DeviceAPITests {
                          "pushrelay_devices", "pushrelay_polls_waiting"] {
                 #expect(metrics.text.contains("# TYPE \(name) "), "\(name)")
             }
-            #expect(try await relay.metric("pushrelay_devices") == 1)
+            // Once red on PostgreSQL in a full parallel run, not reproduced alone: the value says which way.
+            let devices = try await relay.metric("pushrelay_devices")
+            #expect(devices == 1, "pushrelay_devices: \(devices.map { "\($0)" } ?? "absent (the count failed)")")
         }
     }
 }

@@ -101,12 +101,16 @@ struct PostgresClusterTests {
             let device = try await sender.register()
             let waiting = Task { try await holder.http("GET", "/v1/devices/\(device.id)/messages?wait=30", bearer: device.secret) }
             try await holder.waitForWaitingPolls(1)
+            // An instance opens its LISTEN connection as it starts, and under load that can come after its first
+            // requests have been answered (once only one of the two was there to cut).
+            let server = try await PostgresScope.server()
+            let listeners = "FROM pg_stat_activity WHERE datname = '\(settings.database)' AND query LIKE 'LISTEN%'"
+            try await eventually("both instances listen for wake-ups", timeout: .seconds(15)) {
+                try await server.sql("SELECT count(*) \(listeners)") == "2"
+            }
             let started = ContinuousClock.now
             // Both instances' LISTEN connections drop, as when PostgreSQL restarts or a proxy cuts idle connections.
-            let terminated = try await PostgresScope.server().sql("""
-                SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity
-                WHERE datname = '\(settings.database)' AND query LIKE 'LISTEN%'
-                """)
+            let terminated = try await server.sql("SELECT count(pg_terminate_backend(pid)) \(listeners)")
             #expect(terminated == "2")
             #expect(try await sender.send(to: device, ["data": ["n": "while down"]]).status == 200)
             let answer = try await waiting.value
