@@ -103,7 +103,7 @@ struct DeviceRoutes: Sendable {
     }
 
     private static func batch(_ messages: [RelayMessage], after: Int64) throws -> RelayResponse {
-        try jsonResponse(.ok, PollReply(messages: messages, next: messages.last?.seq ?? after))
+        .json(.ok, PollReply(messages: messages, next: messages.last?.seq ?? after).jsonText)
     }
 
     /// A long-poll waiting for messages. The status is sent with the answer: a failed read after a wake answers an

@@ -1,16 +1,22 @@
 /// JSON text for the relay's string maps, written directly: a send stores one or two and answers with one, and
 /// `JSONEncoder` costs more than the rest of the answer.
 enum JSONText {
-    /// `{"name":"value",...}`, in the dictionary's order.
+    /// `{"name":"value",...}`, its names sorted as `JSONEncoder`'s `.sortedKeys` sorts them.
     static func object(_ fields: [String: String]) -> String {
-        var text = "{"
-        for (name, value) in fields {
-            if text.utf8.count > 1 { text += "," }
+        var text = ""
+        appendObject(fields, to: &text)
+        return text
+    }
+
+    static func appendObject(_ fields: [String: String], to text: inout String) {
+        text += "{"
+        for (index, (name, value)) in fields.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { text += "," }
             appendString(name, to: &text)
             text += ":"
             appendString(value, to: &text)
         }
-        return text + "}"
+        text += "}"
     }
 
     /// A JSON string literal (RFC 8259 §7): quotes, backslashes and control characters escaped, the rest as is.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RelayWire
 @testable import PushRelay
 
 @Suite("JSON text")
@@ -30,5 +31,39 @@ struct JSONTextTests {
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         let encoded = try encoder.encode(Payload(data: message.data, notification: message.notification))
         #expect(FCMSendRequest.payloadSize(message) == encoded.count, "\(String(decoding: encoded, as: UTF8.self))")
+    }
+}
+
+@Suite("Poll reply JSON")
+struct PollReplyJSONTests {
+    private static func encoded(_ reply: PollReply) throws -> String {
+        String(decoding: try jsonBody(reply).readableBytesView, as: UTF8.self)
+    }
+
+    /// The reply written by hand is the document the encoder writes, byte for byte, awkward strings included.
+    @Test(arguments: JSONTextTests.awkward)
+    func aReplyIsWhatJSONEncoderWrites(value: String) throws {
+        let reply = PollReply(messages: [
+            RelayMessage(seq: 41, id: "0:1/\(value)", data: ["b": value, "a": "1", "type": "push"],
+                         notification: ["title": value], priority: .high, sentAt: 1_796_000_000_123, expiresAt: 1_796_000_300_999),
+            RelayMessage(seq: 42, id: "m", data: [:], sentAt: 0, expiresAt: 253_402_300_799_000),
+        ], next: 42)
+        #expect(reply.jsonText == (try Self.encoded(reply)))
+    }
+
+    @Test func anEmptyReplyIsWhatJSONEncoderWrites() throws {
+        let reply = PollReply(messages: [], next: 7)
+        #expect(reply.jsonText == (try Self.encoded(reply)))
+    }
+
+    /// Leap days, month and year ends, the epoch, year 9999: the same text as Foundation's ISO 8601 style.
+    @Test func timesAreWhatTheISO8601FormatStyleWrites() {
+        var instants: [Int64] = [0, 999, 1000, 951_782_400_000, 951_868_799_999, 4_107_542_399_000, 253_402_300_799_999]
+        var generator = SystemRandomNumberGenerator()
+        instants += (0..<2000).map { _ in Int64.random(in: 0...253_402_300_799_999, using: &generator) }
+        for milliseconds in instants {
+            let expected = Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
+            #expect(RelayTime.rfc3339(milliseconds: milliseconds) == expected, "\(milliseconds)")
+        }
     }
 }
