@@ -9,7 +9,8 @@
 # delivery: SENDERS (16) sending to DEVICES (100) long-polling devices, WARMUP (2) then DELIVERY_SECONDS (10);
 # LATENCY_COUNT (2000 messages one at a time); send-only: THROUGHPUT_SECONDS (8), CONNECTIONS (64); HOLD (10000
 # waiting long-polls), PROBES (200 sends to idle devices among them), DROP (2000 of them disconnect), QUIET_SECONDS
-# (5: how long their CPU is counted while they wait, and how long after they closed the RSS is read).
+# (5: how long their CPU is counted while they wait, and how long after they closed the RSS is read). DELIVERY_ONLY=1
+# runs the delivery step alone (a quick before/after of the delivery path).
 # Installs nginx, libnginx-mod-nchan, redis-server and wrk from Debian when missing, without starting their system
 # services; everything here runs from a temporary directory and is stopped by PID.
 set -euo pipefail
@@ -25,6 +26,7 @@ HOLD=${HOLD:-10000}
 PROBES=${PROBES:-200}
 DROP=${DROP:-2000}
 QUIET_SECONDS=${QUIET_SECONDS:-5}
+DELIVERY_ONLY=${DELIVERY_ONLY:-}
 RELAY_PORT=18601 MEMORY_PORT=18602 REDIS_BACKED_PORT=18603 REDIS_PORT=18604
 
 "$ROOT/scripts/install-packages.sh" nginx libnginx-mod-nchan redis-server wrk gcc
@@ -140,6 +142,7 @@ measure() {
     record "$target" delivery_p50 "$(percentile 50 < "$WORK/delivery-latency")"
     record "$target" delivery_p99 "$(percentile 99 < "$WORK/delivery-latency")"
     record "$target" delivery_rss $(( $(rss_kib "$target") / 1024 ))
+    [ -z "$DELIVERY_ONLY" ] || return 0
 
     echo "== $target, round $round: latency ($LATENCY_COUNT messages, one at a time)" >&2
     if [ "$target" = relay ]; then
