@@ -89,16 +89,16 @@ public enum RelayTime {
     /// `2026-11-27T04:41:07Z` (whole seconds, UTC), as `Date.ISO8601FormatStyle` writes it, written by hand for years
     /// 1970...9999: the relay writes two per delivered message, and the format style cost more than the rest of the reply.
     public static func rfc3339(milliseconds: Int64) -> String {
-        let seconds = milliseconds >= 0 ? milliseconds / 1000 : (milliseconds - 999) / 1000
-        let (days, secondOfDay) = (seconds / 86_400, seconds % 86_400)
-        let (year, month, day) = civilDate(daysSince1970: days)
-        guard seconds >= 0, year <= 9999 else {
-            return Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601)
-        }
+        let foundationText = { Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601) }
+        guard milliseconds >= 0 else { return foundationText() }
+        let seconds = milliseconds / 1000
+        let (year, month, day) = civilDate(daysSince1970: seconds / 86_400)
+        guard year <= 9999 else { return foundationText() }
         func digits(_ value: Int64, _ width: Int) -> String {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.utf8.count)) + text
         }
+        let secondOfDay = seconds % 86_400
         return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T\(digits(secondOfDay / 3600, 2)):"
             + "\(digits(secondOfDay / 60 % 60, 2)):\(digits(secondOfDay % 60, 2))Z"
     }

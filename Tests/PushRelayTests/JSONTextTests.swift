@@ -56,9 +56,10 @@ struct PollReplyJSONTests {
         #expect(reply.jsonText == (try Self.encoded(reply)))
     }
 
-    /// Leap days, month and year ends, the epoch, year 9999: the same text as Foundation's ISO 8601 style.
+    /// Leap days, month and year ends, the epoch, year 9999, before the epoch (Foundation's): the same text as
+    /// Foundation's ISO 8601 style.
     @Test func timesAreWhatTheISO8601FormatStyleWrites() {
-        var instants: [Int64] = [0, 999, 1000, 951_782_400_000, 951_868_799_999, 4_107_542_399_000, 253_402_300_799_999]
+        var instants: [Int64] = [-86_400_001, -1, 0, 999, 1000, 951_782_400_000, 951_868_799_999, 4_107_542_399_000, 253_402_300_799_999]
         var generator = SystemRandomNumberGenerator()
         instants += (0..<2000).map { _ in Int64.random(in: 0...253_402_300_799_999, using: &generator) }
         for milliseconds in instants {
