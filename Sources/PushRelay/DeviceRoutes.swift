@@ -20,7 +20,7 @@ struct DeviceRoutes: Sendable {
         router.add(.post, "/v1/devices", maxBody: Self.maxRegistrationBody) { request in
             try await answering { try await self.register(request) }
         }
-        router.add(.get, "/v1/devices/:device_id/messages") { request in
+        router.add(.get, "/v1/devices/:device_id/messages", immediate: { self.pollFromMemory($0) }) { request in
             try await answering { try await self.poll(request) }
         }
         router.add(.delete, "/v1/devices/:device_id") { request in
@@ -72,17 +72,14 @@ struct DeviceRoutes: Sendable {
     /// the request's responder when a send, the deadline, a newer poll, shutdown or the client's leaving ends the
     /// wait. No task waits meanwhile: the waiter's callback starts the next read.
     private func poll(_ request: RelayRequest) async throws -> RelayResponse? {
-        let query = request.query
-        let after = try Self.integer(query["after"], name: "after", range: 0...Int64.max, default: 0)
-        let wait = try Self.integer(query["wait"], name: "wait", range: 0...Int64(Self.maxWaitSeconds), default: 0)
-        let limit = try Self.integer(query["limit"], name: "limit", range: 1...Int64(Self.maxLimit), default: Int64(Self.defaultLimit))
+        let query = try PollQuery(request.query)
         let device = try await authorizedDevice(request)
 
         // `begin` before the first read: a send that lands between the read and the wait still wakes the poll.
         let ticket = waiters.begin(deviceID: device.id)
         let first: PollResult
         do {
-            first = try await read(deviceID: device.id, after: after, limit: Int(limit))
+            first = try await read(deviceID: device.id, after: query.after, limit: query.limit)
         } catch {
             waiters.end(ticket)
             if let error = error as? CursorAheadError {
@@ -92,17 +89,54 @@ struct DeviceRoutes: Sendable {
             }
             throw error
         }
-        metrics.add(.delivered, first.acknowledged)
-        guard first.messages.isEmpty, wait > 0 else {
-            waiters.end(ticket)
-            return try Self.batch(first.messages, after: after)
+        return respond(first, ticket: ticket, query, request)
+    }
+
+    /// The poll that acknowledges what its device was just handed (one per delivered message), answered on the
+    /// connection's event loop from what the store knows without a read (`RelayStorage.pollFromMemory`): no task, no
+    /// hand-off to a reader. Anything else, a refusal included, is `poll`'s.
+    private func pollFromMemory(_ request: RelayRequest) -> RelayRouter.ImmediateOutcome {
+        guard let query = try? PollQuery(request.query),
+              let device = store.cachedDevice(id: String(request.parameters["device_id"] ?? "")),
+              let secret = bearerCredential(request), secretMatches(secret, digest: device.secretDigest) else {
+            return .needsHandler
         }
-        PollWait(routes: self, ticket: ticket, after: after, limit: Int(limit), deadline: .now + .seconds(wait),
-                 connection: request.connection, responder: request.responder, logger: request.logger).next()
+        let ticket = waiters.begin(deviceID: device.id)
+        guard let first = store.pollFromMemory(deviceID: device.id, after: query.after, now: nowMilliseconds()) else {
+            waiters.end(ticket)
+            return .needsHandler
+        }
+        return respond(first, ticket: ticket, query, request).map { .answered($0) } ?? .waiting
+    }
+
+    /// After a poll's first read: its batch now, or nil while it waits for one.
+    private func respond(_ first: PollResult, ticket: PollWaiters.Ticket, _ query: PollQuery,
+                         _ request: RelayRequest) -> RelayResponse? {
+        metrics.add(.delivered, first.acknowledged)
+        guard first.messages.isEmpty, query.wait > 0 else {
+            waiters.end(ticket)
+            return Self.batch(first.messages, after: query.after)
+        }
+        PollWait(routes: self, ticket: ticket, after: query.after, limit: query.limit,
+                 deadline: .now + .seconds(query.wait), connection: request.connection, responder: request.responder,
+                 logger: request.logger).next()
         return nil
     }
 
-    private static func batch(_ messages: [RelayMessage], after: Int64) throws -> RelayResponse {
+    private struct PollQuery {
+        let after: Int64
+        let wait: Int64
+        let limit: Int
+
+        init(_ query: [String: String]) throws {
+            after = try DeviceRoutes.integer(query["after"], name: "after", range: 0...Int64.max, default: 0)
+            wait = try DeviceRoutes.integer(query["wait"], name: "wait", range: 0...Int64(DeviceRoutes.maxWaitSeconds), default: 0)
+            limit = Int(try DeviceRoutes.integer(query["limit"], name: "limit", range: 1...Int64(DeviceRoutes.maxLimit),
+                                                 default: Int64(DeviceRoutes.defaultLimit)))
+        }
+    }
+
+    private static func batch(_ messages: [RelayMessage], after: Int64) -> RelayResponse {
         .json(.ok, PollReply(messages: messages, next: messages.last?.seq ?? after).jsonText)
     }
 
@@ -149,12 +183,7 @@ struct DeviceRoutes: Sendable {
 
         private func finish(_ messages: [RelayMessage]) {
             routes.waiters.end(ticket)
-            do {
-                responder.send(try DeviceRoutes.batch(messages, after: after))
-            } catch {
-                logger.error("long-poll answer could not be encoded: \(error)")
-                responder.send(.text(.internalServerError, "the relay could not answer this request; its log says why\n"))
-            }
+            responder.send(DeviceRoutes.batch(messages, after: after))
         }
     }
 

@@ -83,6 +83,37 @@ struct DeviceAPITests {
         }
     }
 
+    /// The poll that acknowledges what the device was just handed is answered without a read on a single relay:
+    /// it must answer, wait and count as the read did (issue 26).
+    @Test(arguments: TestBackend.available) func acknowledgingPollsWaitAndCountAsBefore(backend: TestBackend) async throws {
+        try await withRelay(on: backend) { relay in
+            let device = try await relay.register()
+            #expect(try await relay.poll(device, query: "after=0").messages.isEmpty)
+            _ = try await relay.send(to: device, ["data": ["n": "1"]])
+            let first = try #require(try await relay.poll(device, query: "after=0&wait=5").messages.first)
+
+            async let woken = relay.poll(device, query: "after=\(first.seq)&wait=10")
+            try await eventuallyValue("the acknowledging poll waits") {
+                try await relay.metric("pushrelay_polls_waiting") == 1 ? true : nil
+            }
+            #expect(try await relay.metric("pushrelay_messages_delivered_total") == 1)
+            _ = try await relay.send(to: device, ["data": ["n": "2"]])
+            let second = try #require(try await woken.messages.first)
+            #expect(second.data == ["n": "2"])
+
+            let empty = try await relay.poll(device, query: "after=\(second.seq)")
+            #expect(empty.messages.isEmpty)
+            #expect(empty.next == second.seq)
+            #expect(try await relay.metric("pushrelay_messages_delivered_total") == 2)
+            #expect(try await relay.poll(device, query: "after=\(second.seq)").messages.isEmpty)
+            #expect(try await relay.metric("pushrelay_messages_delivered_total") == 2, "acknowledged once, counted once")
+            let ahead = try await relay.http("GET", "/v1/devices/\(device.id)/messages?after=\(second.seq + 1)", bearer: device.secret)
+            #expect(ahead.status == 409)
+            let stranger = try await relay.http("GET", "/v1/devices/\(device.id)/messages?after=\(second.seq)", bearer: "wrong")
+            #expect(stranger.status == 401)
+        }
+    }
+
     @Test(arguments: TestBackend.available) func newerPollEndsOlderOne(backend: TestBackend) async throws {
         try await withRelay(on: backend) { relay in
             let device = try await relay.register()

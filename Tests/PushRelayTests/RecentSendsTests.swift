@@ -42,7 +42,7 @@ struct RecentSendsTests {
         #expect(recent.messages(after: 0, deviceID: "d", now: 0) == nil, "5 and 8: a read returns both")
         #expect(recent.messages(after: 5, deviceID: "d", now: 0) == [message(8, expiresAt: 100)])
         #expect(recent.messages(after: 5, deviceID: "d", now: 100) == nil, "expired: the read skips it")
-        recent.acknowledged(upTo: 8, deviceID: "d")
+        recent.polled(after: 8, delivered: 8, deviceID: "d")
         #expect(recent.messages(after: 8, deviceID: "d", now: 0) == [])
         #expect(recent.messages(after: 5, deviceID: "d", now: 0) == nil, "its payload went with the acknowledgement")
     }
@@ -82,8 +82,52 @@ struct RecentSendsTests {
         recent.committed(RelayMessage(seq: 3, id: "m3", data: ["n": String(repeating: "y", count: 3000)], sentAt: 0, expiresAt: 10_000), deviceID: "b")
         #expect(recent.messages(after: 0, deviceID: "a", now: 0) == [big])
         #expect(recent.messages(after: 0, deviceID: "b", now: 0) == nil, "over the budget: read")
-        recent.acknowledged(upTo: 2, deviceID: "a")
+        recent.polled(after: 2, delivered: 2, deviceID: "a")
         recent.committed(RelayMessage(seq: 4, id: "m4", data: ["n": "small"], sentAt: 0, expiresAt: 10_000), deviceID: "b")
         #expect(recent.messages(after: 3, deviceID: "b", now: 0)?.map(\.seq) == [4], "the acknowledged payload freed its room")
+    }
+
+    /// The poll acknowledging what its device was just handed is answered from memory, counting what it acknowledges
+    /// as a read would; whatever memory cannot vouch for is left to a read.
+    @Test func thePollAcknowledgingWhatWasHandedIsCountedFromMemory() {
+        let recent = RecentSends()
+        #expect(recent.acknowledge(after: 0, deviceID: "d", now: 0) == nil, "a device never read")
+        recent.nothingLive(beyond: 0, deviceID: "d", removalsBefore: recent.removals)
+        recent.polled(after: 0, delivered: 0, deviceID: "d")
+        #expect(recent.acknowledge(after: 0, deviceID: "d", now: 0) == 0)
+        recent.committed(message(5), deviceID: "d")
+        #expect(recent.acknowledge(after: 0, deviceID: "d", now: 0) == nil, "5 is live beyond the cursor")
+        #expect(recent.acknowledge(after: 5, deviceID: "d", now: 0) == nil, "5 was never handed out: a cursor ahead")
+        #expect(recent.messages(after: 0, deviceID: "d", now: 0) == [message(5)])
+        #expect(recent.acknowledge(after: 6, deviceID: "d", now: 0) == nil, "beyond what was handed out")
+        #expect(recent.acknowledge(after: 5, deviceID: "d", now: 0) == 1)
+        #expect(recent.acknowledge(after: 5, deviceID: "d", now: 0) == 0, "acknowledged already")
+        #expect(recent.messages(after: 0, deviceID: "d", now: 0) == nil, "its payload went with the acknowledgement")
+    }
+
+    @Test func twoMessagesHandedInOneBatchAreRead() {
+        let recent = RecentSends()
+        recent.nothingLive(beyond: 0, deviceID: "d", removalsBefore: recent.removals)
+        recent.polled(after: 0, delivered: 0, deviceID: "d")
+        recent.committed(message(5), deviceID: "d")
+        recent.committed(message(8), deviceID: "d")
+        recent.handedOut(upTo: 8, deviceID: "d")
+        #expect(recent.acknowledge(after: 8, deviceID: "d", now: 0) == nil, "5 is unacknowledged too: how many, a read tells")
+        recent.polled(after: 8, delivered: 8, deviceID: "d")
+        recent.committed(message(9, expiresAt: 100), deviceID: "d")
+        #expect(recent.messages(after: 8, deviceID: "d", now: 0) == [message(9, expiresAt: 100)])
+        #expect(recent.acknowledge(after: 9, deviceID: "d", now: 100) == nil, "expired: it may be gone unacknowledged")
+        #expect(recent.acknowledge(after: 9, deviceID: "d", now: 99) == 1)
+    }
+
+    @Test func aForgottenDeviceAcknowledgesThroughARead() {
+        let recent = RecentSends()
+        recent.nothingLive(beyond: 0, deviceID: "d", removalsBefore: recent.removals)
+        recent.polled(after: 0, delivered: 0, deviceID: "d")
+        recent.committed(message(3), deviceID: "d")
+        _ = recent.messages(after: 0, deviceID: "d", now: 0)
+        recent.forget(deviceID: "d")
+        recent.committed(message(4), deviceID: "d")
+        #expect(recent.acknowledge(after: 4, deviceID: "d", now: 0) == nil)
     }
 }

@@ -83,4 +83,34 @@ struct RelayStorePollTests {
             #expect(cursor > 0, "the polls met the sends")
         }
     }
+
+    /// The poll acknowledging the message its device was just handed is answered without a read; its
+    /// acknowledgement and the delivered mark still reach the disk, and a cursor beyond what was handed out is still
+    /// refused, by the read it is left to.
+    @Test func theAcknowledgingPollIsAnsweredFromMemoryAndStillCommits() async throws {
+        try await withStore { store in
+            let device = try await store.registerDevice(name: "laptop", platform: "linux").deviceID
+            #expect(store.pollFromMemory(deviceID: device, after: 0, now: nowMilliseconds()) == nil, "never read yet")
+            let empty = try #require(try await store.poll(deviceID: device, after: 0, limit: 100, now: nowMilliseconds()))
+            #expect(empty.messages.isEmpty)
+            let seq = try await send(1, to: device, store)
+            #expect(store.recentMessages(deviceID: device, after: 0, now: nowMilliseconds())?.map(\.seq) == [seq])
+
+            #expect(store.pollFromMemory(deviceID: device, after: seq + 1, now: nowMilliseconds()) == nil)
+            let acknowledging = try #require(store.pollFromMemory(deviceID: device, after: seq, now: nowMilliseconds()))
+            #expect(acknowledging.acknowledged == 1)
+            #expect(acknowledging.messages.isEmpty)
+            try await eventually("the acknowledgement and the delivered mark committed") {
+                try await store.pool.read { db in
+                    try Int.fetchOne(db, sql: "SELECT count(*) FROM message") == 0
+                        && Int64.fetchOne(db, sql: "SELECT delivered_seq FROM device") == seq
+                }
+            }
+            let again = try #require(try await store.poll(deviceID: device, after: seq, limit: 100, now: nowMilliseconds()))
+            #expect(again.acknowledged == 0, "acknowledged once, counted once")
+            await #expect(throws: CursorAheadError.self) {
+                try await store.poll(deviceID: device, after: seq + 1, limit: 100, now: nowMilliseconds())
+            }
+        }
+    }
 }

@@ -119,6 +119,11 @@ final class RelayHTTPHandler: ChannelInboundHandler {
             let request = RelayRequest(
                 head: head, body: body, parameters: parameters, connection: context.channel, logger: logger,
                 responder: responder)
+            switch route.immediate?(request) {
+            case .answered(let response): return answer(response, request: requests, context)
+            case .waiting: return
+            case .needsHandler, nil: break
+            }
             let logger = logger
             Task {
                 do {

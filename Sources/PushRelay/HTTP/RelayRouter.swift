@@ -5,12 +5,24 @@ import HTTPTypes
 struct RelayRouter: Sendable {
     /// Answers a request; nil when the route answers later through the request's responder (a waiting long-poll).
     typealias Handler = @Sendable (RelayRequest) async throws -> RelayResponse?
+    /// Tries a request on the connection's event loop before a task is started for `Handler`: for a route whose
+    /// commonest request is answered from memory, where the task and its hops would be most of the work.
+    typealias ImmediateHandler = @Sendable (RelayRequest) -> ImmediateOutcome
+
+    enum ImmediateOutcome {
+        case answered(RelayResponse)
+        /// Answered later through the request's responder.
+        case waiting
+        /// Left to the route's `Handler`.
+        case needsHandler
+    }
 
     struct Route: Sendable {
         let method: HTTPRequest.Method
         let segments: [Substring]
         /// The largest body the route reads; a larger one is refused unread.
         let maxBody: Int
+        let immediate: ImmediateHandler?
         let handler: Handler
     }
 
@@ -22,8 +34,10 @@ struct RelayRouter: Sendable {
 
     private(set) var routes: [Route] = []
 
-    mutating func add(_ method: HTTPRequest.Method, _ path: String, maxBody: Int = 0, _ handler: @escaping Handler) {
-        routes.append(Route(method: method, segments: path.split(separator: "/"), maxBody: maxBody, handler: handler))
+    mutating func add(_ method: HTTPRequest.Method, _ path: String, maxBody: Int = 0, immediate: ImmediateHandler? = nil,
+                      _ handler: @escaping Handler) {
+        routes.append(Route(method: method, segments: path.split(separator: "/"), maxBody: maxBody, immediate: immediate,
+                            handler: handler))
     }
 
     func match(_ method: HTTPRequest.Method, path: String) -> Match {

@@ -13,6 +13,8 @@ protocol RelayStorage: Sendable {
 
     func registerDevice(name: String, platform: String) async throws -> DeviceRegistration
     func device(id: String) async throws -> StoredDevice?
+    /// The device's credentials when `device(id:)` would return them without a read; nil otherwise.
+    func cachedDevice(id: String) -> StoredDevice?
     func deviceID(forToken token: String) async throws -> String?
     /// Also drops the device's pending messages.
     func deleteDevice(id: String) async throws -> Bool
@@ -30,6 +32,9 @@ protocol RelayStorage: Sendable {
     /// What `messages` would return, when the store knows it without reading (the message a send just committed);
     /// nil when only `messages` can tell.
     func recentMessages(deviceID: String, after: Int64, now: Int64) -> [RelayMessage]?
+    /// What `poll` would return with nothing to hand out, when the store knows it without reading (the poll
+    /// acknowledging the message it was just handed); nil when only `poll` can tell.
+    func pollFromMemory(deviceID: String, after: Int64, now: Int64) -> PollResult?
 
     /// Stores a new token and drops the expired ones.
     func storeAccessToken(digest: [UInt8], grant: AssertionVerifier.Grant, issuedAt: Int64, expiresAt: Int64) async throws

@@ -32,15 +32,16 @@ final class RouteLog: Sendable {
 
     /// The responder of the next held request, once its route has run (routes run in a task of their own).
     func nextHeld() async throws -> RelayResponder {
-        try await eventually("a request to be held") {
+        try await eventuallyValue("a request to be held") {
             state.withLock { $0.held.isEmpty ? nil : $0.held.removeFirst() }
         }
     }
 }
 
-/// Polls `value` until it is not nil, for up to five seconds.
+/// Polls `value` until it is not nil, for up to five seconds. (Not `eventually`: with a closure returning a Bool,
+/// that name would also match ClusterHarness's, and `false` is not nil.)
 @discardableResult
-func eventually<T>(_ what: @autoclosure () -> String, _ value: () async throws -> T?) async throws -> T {
+func eventuallyValue<T>(_ what: @autoclosure () -> String, _ value: () async throws -> T?) async throws -> T {
     for _ in 0..<2500 {
         if let value = try await value() { return value }
         try await Task.sleep(for: .milliseconds(2))
@@ -153,12 +154,12 @@ final class RelayTestConnection {
     var isOpen: Bool { channel.isActive }
 
     func waitUntilClosed() async throws {
-        try await eventually("the connection to close") { channel.isActive ? nil : true }
+        try await eventuallyValue("the connection to close") { channel.isActive ? nil : true }
     }
 
     /// The next `count` answers, waiting up to five seconds for them to be written.
     func responses(_ count: Int) async throws -> [WireResponse] {
-        try await eventually("\(count) answers, got \(parsed.count) and \(received.readableBytes) bytes more") {
+        try await eventuallyValue("\(count) answers, got \(parsed.count) and \(received.readableBytes) bytes more") {
             try await readWritten()
             return parsed.count >= count ? () : nil
         }

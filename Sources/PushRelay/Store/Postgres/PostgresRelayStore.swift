@@ -176,6 +176,8 @@ final class PostgresRelayStore: RelayStorage {
         return device
     }
 
+    func cachedDevice(id: String) -> StoredDevice? { devices.device(id: id) }
+
     func deviceID(forToken token: String) async throws -> String? {
         if let cached = devices.deviceID(token: token) { return cached }
         let id = try await rows("looking up a push token", "SELECT id FROM device WHERE token = \(token)").first?.decode(String.self)
@@ -280,6 +282,9 @@ final class PostgresRelayStore: RelayStorage {
 
     /// Another instance may have committed meanwhile: only a read can tell.
     func recentMessages(deviceID: String, after: Int64, now: Int64) -> [RelayMessage]? { nil }
+
+    /// Another instance may have sent or delivered meanwhile: only a read can tell.
+    func pollFromMemory(deviceID: String, after: Int64, now: Int64) -> PollResult? { nil }
 
     private func read(_ poll: PostgresStatements.PollBatch.Poll) async throws -> PostgresStatements.PollBatch.Reply? {
         let rows = try await guarded("reading the messages of device \(poll.deviceID)", statement: PostgresStatements.PollBatch.sql) {

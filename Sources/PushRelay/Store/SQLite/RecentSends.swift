@@ -10,6 +10,10 @@ import Synchronization
 /// Recorded after the commit, in commit order, on the writer's thread (`GroupCommit.write`'s `afterCommit`), so
 /// before the send wakes the poll. A poll's read that finds nothing beyond its cursor tells the same of a device's
 /// first send since the start (`nothingLive(beyond:)`): the first message to an idle device is taken from memory too.
+///
+/// It also keeps how far the device acknowledged and what it was handed, so that the poll acknowledging the message
+/// it was just handed is answered from memory too (`acknowledge(after:deviceID:now:)`): that poll is one per delivered
+/// message, and reading for it cost a task, a hand-off to a reader and three queries.
 final class RecentSends: Sendable {
     private struct Entry {
         /// At or above the seq of every message the device has.
@@ -20,6 +24,13 @@ final class RecentSends: Sendable {
         /// an idle device costs its seqs, not its payload.
         var message: RelayMessage?
         var payloadBytes = 0
+        /// When the newest message expires (kept without its payload too).
+        var expiresAt = Int64.max
+        /// Every message of the device at or below it is deleted or about to be (an acknowledgement waiting for the
+        /// next commit); nil: not known.
+        var acknowledgedThrough: Int64?
+        /// At or below the device's delivered mark (what it was handed, committed or waiting for the next commit).
+        var handedOut: Int64 = 0
     }
 
     private struct State {
@@ -58,12 +69,14 @@ final class RecentSends: Sendable {
     func committed(_ message: RelayMessage, deviceID: String) {
         let size = Self.payloadBytes(of: message)
         state.withLock { state in
-            let previous = state.entries[deviceID]?.seq
+            let earlier = state.entries[deviceID]
             state.dropPayload(of: deviceID)
-            if previous == nil, state.entries.count >= capacity, let any = state.entries.keys.first { state.remove(any) }
+            if earlier == nil, state.entries.count >= capacity, let any = state.entries.keys.first { state.remove(any) }
             let kept = state.payloadBytes + size <= payloadBudget
-            state.entries[deviceID] = Entry(seq: message.seq, previous: previous, message: kept ? message : nil,
-                                            payloadBytes: kept ? size : 0)
+            state.entries[deviceID] = Entry(
+                seq: message.seq, previous: earlier?.seq, message: kept ? message : nil, payloadBytes: kept ? size : 0,
+                expiresAt: message.expiresAt, acknowledgedThrough: earlier?.acknowledgedThrough,
+                handedOut: earlier?.handedOut ?? 0)
             if kept { state.payloadBytes += size }
         }
     }
@@ -78,7 +91,43 @@ final class RecentSends: Sendable {
                 state.dropPayload(of: deviceID)
                 return nil
             }
+            state.entries[deviceID]?.handedOut = max(entry.handedOut, message.seq)
             return [message]
+        }
+    }
+
+    /// How many messages a poll with cursor `after` acknowledges, when memory tells it and nothing is live beyond
+    /// `after`: every message but the newest was acknowledged before, the cursor is within what the device was handed
+    /// (not ahead), and the newest, if the cursor acknowledges it now, has not expired (an expired one may be gone
+    /// without an acknowledgement). Nil when only a read can tell; otherwise the acknowledgement is taken as made.
+    func acknowledge(after: Int64, deviceID: String, now: Int64) -> Int? {
+        state.withLock { state in
+            guard let entry = state.entries[deviceID], let previous = entry.previous,
+                  let acknowledgedThrough = entry.acknowledgedThrough, previous <= acknowledgedThrough,
+                  after >= entry.seq, after <= entry.handedOut else { return nil }
+            let acknowledgesNewest = entry.seq > acknowledgedThrough
+            if acknowledgesNewest, entry.expiresAt <= now { return nil }
+            state.dropPayload(of: deviceID)
+            state.entries[deviceID]?.acknowledgedThrough = max(acknowledgedThrough, after)
+            return acknowledgesNewest ? 1 : 0
+        }
+    }
+
+    /// A poll read with cursor `after` (an acknowledgement of everything up to it) found the device's delivered mark at
+    /// `delivered` and handed it messages up to `handedOut`.
+    func polled(after: Int64, delivered: Int64, deviceID: String) {
+        state.withLock { state in
+            guard let entry = state.entries[deviceID] else { return }
+            if entry.seq <= after { state.dropPayload(of: deviceID) }
+            state.entries[deviceID]?.acknowledgedThrough = max(entry.acknowledgedThrough ?? after, after)
+            state.entries[deviceID]?.handedOut = max(entry.handedOut, delivered)
+        }
+    }
+
+    /// A woken poll's read handed the device messages up to `seq`.
+    func handedOut(upTo seq: Int64, deviceID: String) {
+        state.withLock { state in
+            if let entry = state.entries[deviceID], entry.handedOut < seq { state.entries[deviceID]?.handedOut = seq }
         }
     }
 
@@ -97,12 +146,6 @@ final class RecentSends: Sendable {
             // The device's first send since the start, committed after the read began (or the read would have found
             // it): what came before it is what the read saw.
             if entry.previous == nil, entry.seq > after { state.entries[deviceID]?.previous = after }
-        }
-    }
-
-    func acknowledged(upTo after: Int64, deviceID: String) {
-        state.withLock { state in
-            if let seq = state.entries[deviceID]?.seq, seq <= after { state.dropPayload(of: deviceID) }
         }
     }
 

@@ -120,6 +120,8 @@ final class SQLiteRelayStore: RelayStorage {
         return device
     }
 
+    func cachedDevice(id: String) -> StoredDevice? { devices.device(id: id) }
+
     func deviceID(forToken token: String) async throws -> String? {
         if let cached = devices.deviceID(token: token) { return cached }
         let id = try await pool.read { db in
@@ -214,20 +216,30 @@ final class SQLiteRelayStore: RelayStorage {
         }
         let delivered = max(read.delivered, pending.delivered)
         guard after <= delivered else { throw CursorAheadError(after: after, lastDelivered: delivered) }
-        recentSends.acknowledged(upTo: after, deviceID: deviceID)
         if read.messages.isEmpty {
             recentSends.nothingLive(beyond: max(after, pending.acknowledged), deviceID: deviceID, removalsBefore: removals)
         }
+        recentSends.polled(after: after, delivered: max(delivered, read.messages.last?.seq ?? 0), deviceID: deviceID)
         recordLater(deviceID: deviceID, PendingPollWrites.Marks(
             acknowledged: read.acknowledged > 0 ? after : 0,
             delivered: read.messages.last.map(\.seq).flatMap { $0 > delivered ? $0 : nil } ?? 0))
         return PollResult(messages: read.messages, acknowledged: read.acknowledged)
     }
 
+    /// What `poll` would return when memory tells it (`RecentSends.acknowledge`): the device acknowledges what it was
+    /// handed and nothing is live beyond. Nil when only `poll` can tell. Its acknowledgement joins the next commit, as
+    /// a read poll's does.
+    func pollFromMemory(deviceID: String, after: Int64, now: Int64) -> PollResult? {
+        guard let acknowledged = recentSends.acknowledge(after: after, deviceID: deviceID, now: now) else { return nil }
+        recordLater(deviceID: deviceID, PendingPollWrites.Marks(acknowledged: acknowledged > 0 ? after : 0))
+        return PollResult(messages: [], acknowledged: acknowledged)
+    }
+
     /// A poll woken by a send reads the same way; it acknowledges nothing (its first read did).
     func messages(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> [RelayMessage]? {
         let messages = try await reads.submit(
             PollRead(deviceID: deviceID, after: after, limit: limit, now: now, acknowledging: nil)).get()?.messages
+        if let last = messages?.last { recentSends.handedOut(upTo: last.seq, deviceID: deviceID) }
         recordLater(deviceID: deviceID, PendingPollWrites.Marks(delivered: messages?.last?.seq ?? 0))
         return messages
     }
