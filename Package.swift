@@ -74,6 +74,7 @@ let package = Package(
         // What both HTTP servers (control socket, relay) guard connections with: request deadlines and the fd limit.
         .target(name: "ConnectionGuards", dependencies: [
             .product(name: "NIOCore", package: "swift-nio"),
+            .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
         ], swiftSettings: swiftSettings),
         // The relay's device API as both sides see it: a delivered message, a poll's reply, a registration.

@@ -1,4 +1,5 @@
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Thrown into the body stream of a request whose body stopped arriving before its deadline, so the handler
@@ -25,14 +26,16 @@ public struct RequestDeadlineExceeded: Error, CustomStringConvertible {
 /// client went away) gets its connection closed at once, as nginx does, so the handler waiting on it can end and
 /// free what it holds instead of waiting out its deadline for nobody.
 ///
-/// Sits after the HTTP/1 codec (it sees `HTTPRequestPart`s and `HTTPResponsePart`s).
-public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChannelHandler {
-    public typealias InboundIn = HTTPRequestPart
-    public typealias InboundOut = HTTPRequestPart
-    public typealias OutboundIn = HTTPResponsePart
-    public typealias OutboundOut = HTTPResponsePart
+/// Sits after the HTTP/1 codec, on its parts (`HTTPServerRequestPart`, as the relay reads them) or on the HTTP types
+/// ones after a conversion (`HTTPRequestPart`, as Hummingbird's pipeline carries them).
+public final class RequestDeadlineHandler<RequestPart: HTTPMessagePart, ResponsePart: HTTPMessagePart>: ChannelDuplexHandler,
+    RemovableChannelHandler {
+    public typealias InboundIn = RequestPart
+    public typealias InboundOut = RequestPart
+    public typealias OutboundIn = ResponsePart
+    public typealias OutboundOut = ResponsePart
 
-    private static let answerGrace = TimeAmount.seconds(1)
+    private static var answerGrace: TimeAmount { .seconds(1) }
 
     private let timeout: TimeAmount
     private let tracker: (any ConnectionTracker)?
@@ -42,6 +45,8 @@ public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChanne
     private var readingRequest = false
     private var deadline: Scheduled<Void>?
     private var admitted = false
+    /// The tracker was told the connection opened, and not yet that it closed.
+    private var tracked = false
     private let abandonsAnswerOnClientClose: Bool
 
     public init(timeout: TimeAmount, tracker: (any ConnectionTracker)? = nil, abandonsAnswerOnClientClose: Bool = false) {
@@ -63,18 +68,34 @@ public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChanne
     }
 
     public func handlerRemoved(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        // Taken out of a connection that stays open: its close is left to the channel to tell.
+        if tracked, context.channel.isActive, let tracker {
+            tracked = false
+            let channel = context.channel
+            channel.closeFuture.whenComplete { _ in tracker.closed(channel) }
+        }
+        end(context)
     }
 
     public func channelInactive(context: ChannelHandlerContext) {
-        deadline?.cancel()
-        deadline = nil
+        end(context)
         context.fireChannelInactive()
     }
 
+    /// The connection closed (or this handler left it): no clock, and the tracker is told, once. Told from here
+    /// rather than from a callback on the channel's close future: that callback would be memory each open
+    /// connection holds for its whole life, and a waiting long-poll is an open connection.
+    private func end(_ context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        if tracked {
+            tracked = false
+            tracker?.closed(context.channel)
+        }
+    }
+
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch unwrapInboundIn(data) {
+        switch unwrapInboundIn(data).messagePart {
         case .head:
             unanswered += 1
             readingRequest = true
@@ -95,7 +116,7 @@ public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChanne
     }
 
     public func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) {
+        if case .end = unwrapOutboundIn(data).messagePart {
             unanswered = max(0, unanswered - 1)
             update(context)
         }
@@ -111,7 +132,7 @@ public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChanne
                 context.close(promise: nil)
                 return
             }
-            channel.closeFuture.whenComplete { _ in tracker.closed(channel) }
+            tracked = true
         }
         update(context)
     }
@@ -142,6 +163,43 @@ public final class RequestDeadlineHandler: ChannelDuplexHandler, RemovableChanne
 
 @available(*, unavailable)
 extension RequestDeadlineHandler: Sendable {}
+
+/// Where in its message an HTTP part is: all `RequestDeadlineHandler` needs of either codec's parts.
+public enum HTTPMessagePartKind { case head, body, end }
+
+public protocol HTTPMessagePart {
+    var messagePart: HTTPMessagePartKind { get }
+}
+
+extension HTTPPart: HTTPMessagePart {
+    public var messagePart: HTTPMessagePartKind {
+        switch self {
+        case .head: .head
+        case .body: .body
+        case .end: .end
+        }
+    }
+}
+
+extension HTTPRequestPart: HTTPMessagePart {
+    public var messagePart: HTTPMessagePartKind {
+        switch self {
+        case .head: .head
+        case .body: .body
+        case .end: .end
+        }
+    }
+}
+
+extension HTTPResponsePart: HTTPMessagePart {
+    public var messagePart: HTTPMessagePartKind {
+        switch self {
+        case .head: .head
+        case .body: .body
+        case .end: .end
+        }
+    }
+}
 
 /// Told about each connection's life by its `RequestDeadlineHandler`, on the connection's event loop; a server
 /// uses it to bound how many connections it keeps and which to drop first.

@@ -7,6 +7,7 @@ import Logging
 import NIOCore
 import NIOExtras
 import NIOHTTP1
+import NIOHTTPTypes
 import NIOPosix
 import ServiceLifecycle
 import SystemdSupport
@@ -123,8 +124,8 @@ struct ControlServer: Service {
         let uid = uid ?? UInt32.max
         let admitted = limiter.admit(channel, uid: uid)
         return HTTP1Channel(responder: responder, configuration: .init(additionalChannelHandlers: admitted
-            ? [RequestDeadlineHandler(timeout: limits.requestTimeout)]
-            : [RequestDeadlineHandler(timeout: ControlConnectionLimits.refusedRequestTimeout),
+            ? [RequestDeadlineHandler<HTTPRequestPart, HTTPResponsePart>(timeout: limits.requestTimeout)]
+            : [RequestDeadlineHandler<HTTPRequestPart, HTTPResponsePart>(timeout: ControlConnectionLimits.refusedRequestTimeout),
                OverLimitResponder(uid: uid, limit: limits.connectionsPerUID)]))
     }
 

@@ -4,14 +4,20 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import NIOHTTPTypesHTTP1
 
 /// Serves one HTTP/1.1 connection: reads each request whole (its body only as far as its route allows), hands it to
 /// its route, and writes the answer the route gives, in order. It runs on the connection's event loop and keeps no
 /// task for the connection: a request's work runs in a task of its own only while it is being decided, so a waiting
 /// long-poll costs this handler and its waiter, not a suspended task.
-final class RelayHTTPHandler: ChannelInboundHandler {
-    typealias InboundIn = HTTPRequestPart
-    typealias OutboundOut = HTTPResponsePart
+///
+/// It takes the HTTP/1 codec's parts and converts them to the HTTP types the routes read, and it does what would
+/// otherwise take a handler each on every connection: keep-alive by the request's version, and back-pressure (a
+/// client that sends without reading its answers is not read while they wait to be sent).
+final class RelayHTTPHandler: ChannelDuplexHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundIn = HTTPServerResponsePart
+    typealias OutboundOut = HTTPServerResponsePart
 
     private enum Reading {
         /// Between requests.
@@ -37,6 +43,8 @@ final class RelayHTTPHandler: ChannelInboundHandler {
     private var queuedBytes = 0
     private var closeAfterAnswer = false
     private var inputClosed = false
+    /// A read asked for while the connection could not take more answers, made once it can.
+    private var readWhenWritable = false
 
     init(router: RelayRouter, logger: Logger) {
         self.router = router
@@ -44,7 +52,21 @@ final class RelayHTTPHandler: ChannelInboundHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        let part = unwrapInboundIn(data)
+        let part: HTTPRequestPart
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            do {
+                var request = try HTTPRequest(head, secure: false, splitCookie: false)
+                // The version is gone past here: an HTTP/1.0 client expects the connection closed after each answer
+                // unless it asked to keep it (RFC 9112 §9.3).
+                if !head.isKeepAlive { request.headerFields[.connection] = "close" }
+                part = .head(request)
+            } catch {
+                return errorCaught(context: context, error: error)
+            }
+        case .body(let chunk): part = .body(chunk)
+        case .end(let trailers): part = .end(trailers.map { HTTPFields($0, splitCookie: false) })
+        }
         if case .discarding = reading {
             if case .end = part { reading = .idle }
             return
@@ -73,7 +95,7 @@ final class RelayHTTPHandler: ChannelInboundHandler {
                 reading = .body(head: head, match: match, body: ByteBuffer(), failure: nil)
                 // curl and others hold a larger body back until told to send it (RFC 9110 §10.1.1).
                 if head.headerFields[.expect]?.lowercased() == "100-continue" {
-                    context.writeAndFlush(wrapOutboundOut(.head(HTTPResponse(status: .continue))), promise: nil)
+                    context.writeAndFlush(wrapOutboundOut(.head(HTTPResponseHead(HTTPResponse(status: .continue)))), promise: nil)
                 }
             }
         case (.body(var chunk), .body(let head, let match, var body, var failure)):
@@ -145,8 +167,8 @@ final class RelayHTTPHandler: ChannelInboundHandler {
         var head = HTTPResponse(status: response.status, headerFields: response.headers)
         head.headerFields[.contentLength] = String(response.body.readableBytes)
         if closes { head.headerFields[.connection] = "close" }
-        context.write(wrapOutboundOut(.head(head)), promise: nil)
-        if response.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(response.body)), promise: nil) }
+        context.write(wrapOutboundOut(.head(HTTPResponseHead(head))), promise: nil)
+        if response.body.readableBytes > 0 { context.write(wrapOutboundOut(.body(.byteBuffer(response.body))), promise: nil) }
         guard closes else {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
             return readQueued(context)
@@ -199,6 +221,20 @@ final class RelayHTTPHandler: ChannelInboundHandler {
         reading = .discarding
         closeAfterAnswer = true
         dispatch(head, match, .failure(.incomplete(reason: reason)), context)
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if context.channel.isWritable { context.read() } else { readWhenWritable = true }
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if !context.channel.isWritable {
+            context.flush()
+        } else if readWhenWritable {
+            readWhenWritable = false
+            context.read()
+        }
+        context.fireChannelWritabilityChanged()
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {

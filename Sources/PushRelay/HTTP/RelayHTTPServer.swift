@@ -3,9 +3,11 @@ import Logging
 import NIOCore
 import NIOExtras
 import NIOHTTP1
-import NIOHTTPTypesHTTP1
 import NIOPosix
 import ServiceLifecycle
+
+/// The request deadline on the HTTP/1 codec's parts, as the relay's pipeline carries them.
+typealias RelayRequestDeadline = RequestDeadlineHandler<HTTPServerRequestPart, HTTPServerResponsePart>
 
 /// The relay's HTTP/1.1 server: NIO's codec, the request deadline, and `RelayHTTPHandler` on each connection, on
 /// NIO's shared event loops. On graceful shutdown it stops accepting, closes idle connections, and returns once the
@@ -33,17 +35,14 @@ struct RelayHTTPServer: Service {
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             // Requests are a few hundred bytes, and each connection keeps its buffer for life: ten thousand waiting
             // long-polls are ten thousand connections. A buffer still grows for a read that fills it.
-            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 512, maximum: 65536))
+            .childChannelOption(.recvAllocator, value: AdaptiveRecvByteBufferAllocator(minimum: 64, initial: 256, maximum: 65536))
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    let pipeline = channel.pipeline.syncOperations
-                    // Answers are written as requests are read, and a client that sends without reading would have
-                    // them pile up in memory: the connection is not read while its answers wait to be sent.
-                    try pipeline.addHandler(BackPressureHandler())
                     // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request
                     // in progress.
-                    try Self.addHTTPHandlers(to: pipeline, router: router, logger: logger, deadline: RequestDeadlineHandler(
-                        timeout: requestTimeout, tracker: slots, abandonsAnswerOnClientClose: true))
+                    try Self.addHTTPHandlers(
+                        to: channel.pipeline.syncOperations, router: router, logger: logger,
+                        deadline: RelayRequestDeadline(timeout: requestTimeout, tracker: slots, abandonsAnswerOnClientClose: true))
                 }
             }
             .bind(host: listen.host, port: listen.port).get()
@@ -58,14 +57,15 @@ struct RelayHTTPServer: Service {
 
 extension RelayHTTPServer {
     /// HTTP/1.1 from the bytes up to the relay's routes: what every connection runs, and the handlers' tests too.
+    /// Four handlers: each one a connection holds costs it memory for as long as it is open, and a waiting
+    /// long-poll is an open connection (keep-alive, the HTTP types conversion and back-pressure are
+    /// `RelayHTTPHandler`'s own).
     static func addHTTPHandlers(to pipeline: ChannelPipeline.SynchronousOperations, router: RelayRouter, logger: Logger,
-                                deadline: RequestDeadlineHandler?) throws {
+                                deadline: RelayRequestDeadline?) throws {
         // Pipelined requests and malformed ones are the handler's to answer; the headers it writes are its own.
         try pipeline.configureHTTPServerPipeline(
             withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
             withEncoderConfiguration: .init(), withDecoderLimitConfiguration: .init())
-        try pipeline.addHandler(KeepAliveHandler())
-        try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
         if let deadline { try pipeline.addHandler(deadline) }
         try pipeline.addHandler(RelayHTTPHandler(router: router, logger: logger))
     }

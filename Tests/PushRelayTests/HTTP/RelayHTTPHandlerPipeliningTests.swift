@@ -8,6 +8,16 @@ import Testing
 struct RelayHTTPHandlerPipeliningTests {
     private static func get(_ path: String) -> String { "GET \(path) HTTP/1.1\r\nHost: relay\r\n\r\n" }
 
+    /// Answers the held request, and expects that answer to be the connection's last.
+    private static func wakeForTheLastAnswer(_ waiting: RelayResponder, _ connection: RelayTestConnection) async throws {
+        waiting.send(.text(.ok, "woken"))
+        let answer = try await connection.response()
+        #expect(answer.body == "woken")
+        #expect(answer.closes)
+        try await connection.waitUntilClosed()
+        #expect(try await connection.wroteNothingMore())
+    }
+
     /// Requests behind a waiting long-poll are not even handed to their routes before it is answered.
     @Test func pipelinedRequestsWaitForTheAnswerBeforeThemAndAreAnsweredInOrder() async throws {
         try await RelayTestConnection.with { connection in
@@ -21,6 +31,19 @@ struct RelayHTTPHandlerPipeliningTests {
             #expect(answers.map(\.body) == ["woken", "hello ann", "hello bob"])
             #expect(connection.routes.requests == ["GET /wait", "GET /echo/ann", "GET /echo/bob"])
             #expect(connection.isOpen)
+        }
+    }
+
+    /// Nothing sent behind a request that closes the connection reaches a route, also when that request would be
+    /// answered at once, without a task (a 404 here, as a poll answered from memory would be): the decoder refuses
+    /// bytes after it, and the connection closes with the answer before it.
+    @Test func nothingBehindARequestThatClosesReachesItsRoute() async throws {
+        try await RelayTestConnection.with { connection in
+            try await connection.send(Self.get("/wait") + "GET /nowhere HTTP/1.1\r\nHost: relay\r\nConnection: close\r\n\r\n"
+                + Self.get("/echo/ann"))
+            let waiting = try await connection.routes.nextHeld()
+            try await Self.wakeForTheLastAnswer(waiting, connection)
+            #expect(connection.routes.requests == ["GET /wait"])
         }
     }
 
@@ -135,12 +158,7 @@ struct RelayHTTPHandlerPipeliningTests {
             let waiting = try await connection.routes.nextHeld()
             try await connection.send("this is not HTTP\r\n\r\n")
             #expect(connection.isOpen)
-            waiting.send(.text(.ok, "woken"))
-            let answer = try await connection.response()
-            #expect(answer.body == "woken")
-            #expect(answer.closes)
-            try await connection.waitUntilClosed()
-            #expect(try await connection.wroteNothingMore())
+            try await Self.wakeForTheLastAnswer(waiting, connection)
         }
     }
 

@@ -1,3 +1,7 @@
+import Logging
+import NIOCore
+import NIOEmbedded
+import Synchronization
 import Testing
 @testable import PushRelay
 
@@ -165,5 +169,63 @@ struct RelayHTTPHandlerTests {
             #expect(try await connection.response().body == "hello bob")
             #expect(connection.isOpen)
         }
+    }
+
+    /// An HTTP/1.0 client that says `Connection: Close` in other words still gets one Connection field back.
+    @Test func anHTTP10RequestAskingToCloseGetsOneConnectionField() async throws {
+        try await RelayTestConnection.with { connection in
+            try await connection.send("GET /echo/ann HTTP/1.0\r\nConnection: Close\r\n\r\n")
+            let answer = try await connection.response()
+            #expect(answer.header("connection") == "close")
+            try await connection.waitUntilClosed()
+        }
+    }
+
+    /// A client that sends without reading its answers is not read while they wait to be sent, and is read again
+    /// once they went out.
+    @Test func aConnectionThatCannotTakeMoreAnswersIsNotReadUntilItCan() async throws {
+        let reads = ReadCounter()
+        let channel = try await NIOAsyncTestingChannel { channel in
+            try channel.pipeline.syncOperations.addHandler(reads)
+            try RelayHTTPServer.addHTTPHandlers(
+                to: channel.pipeline.syncOperations, router: testRouter(RouteLog()),
+                logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }, deadline: nil)
+        }
+        func writability(_ writable: Bool) async throws {
+            try await channel.testingEventLoop.executeInContext {
+                channel.isWritable = writable
+                channel.pipeline.fireChannelWritabilityChanged()
+            }
+        }
+        func read() async throws { try await channel.testingEventLoop.executeInContext { channel.read() } }
+
+        do {
+            try await read()
+            #expect(reads.count == 1)
+            try await writability(false)
+            try await read()
+            #expect(reads.count == 1, "held while the answers wait")
+            try await writability(true)
+            #expect(reads.count == 2, "made once they can go")
+            try await read()
+            #expect(reads.count == 3)
+        } catch {
+            _ = try? await channel.finish(acceptAlreadyClosed: true)
+            throw error
+        }
+        _ = try? await channel.finish(acceptAlreadyClosed: true)
+    }
+}
+
+/// Counts the reads that reach the socket.
+private final class ReadCounter: ChannelOutboundHandler, Sendable {
+    typealias OutboundIn = NIOAny
+    private let reads = Atomic(0)
+
+    var count: Int { reads.load(ordering: .relaxed) }
+
+    func read(context: ChannelHandlerContext) {
+        reads.add(1, ordering: .relaxed)
+        context.read()
     }
 }

@@ -110,11 +110,11 @@ final class RelayTestConnection {
         let routes = RouteLog()
         let router = testRouter(routes)
         let channel = try await NIOAsyncTestingChannel { channel in
-            // The server's own handlers (without the BackPressureHandler, which only matters against a real socket).
+            // The server's own handlers.
             try RelayHTTPServer.addHTTPHandlers(
                 to: channel.pipeline.syncOperations, router: router,
                 logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
-                deadline: requestTimeout.map { RequestDeadlineHandler(timeout: $0) })
+                deadline: requestTimeout.map { RelayRequestDeadline(timeout: $0) })
         }
         // The handler writes nothing to a connection that is not active.
         try await channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).get()

@@ -7,6 +7,10 @@ import NIOHTTPTypes
 import NIOHTTPTypesHTTP1
 import Testing
 
+/// The handler as Hummingbird's pipeline (the agent's control API) carries it, on the HTTP types' parts; the relay's
+/// runs on the HTTP/1 codec's own, through `RelayHTTPHandlerTests`.
+typealias HTTPTypesRequestDeadline = RequestDeadlineHandler<HTTPRequestPart, HTTPResponsePart>
+
 /// `RequestDeadlineHandler` on an `EmbeddedChannel` whose clock the tests move: when the clock runs, when it stops,
 /// and what happens when it runs out.
 @Suite("RequestDeadlineHandler")
@@ -34,7 +38,7 @@ struct RequestDeadlineHandlerTests {
             withPipeliningAssistance: false, withErrorHandling: false, withOutboundHeaderValidation: false,
             withEncoderConfiguration: .init(), withDecoderLimitConfiguration: .init())
         try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
-        try pipeline.addHandler(RequestDeadlineHandler(timeout: Self.timeout))
+        try pipeline.addHandler(HTTPTypesRequestDeadline(timeout: Self.timeout))
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
 
         for byte in "GET /healthz HTTP/1.1\r\n".utf8.prefix(10) {
@@ -113,13 +117,13 @@ struct RequestDeadlineHandlerTests {
         let channel = EmbeddedChannel()
         defer { release(channel) }
         try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()
-        try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(timeout: Self.timeout), name: "deadline")
+        try channel.pipeline.syncOperations.addHandler(HTTPTypesRequestDeadline(timeout: Self.timeout), name: "deadline")
         channel.embeddedEventLoop.advanceTime(by: Self.timeout - .nanoseconds(1))
         try channel.pipeline.removeHandler(name: "deadline").wait()
         channel.embeddedEventLoop.advanceTime(by: Self.timeout * 100)
         #expect(channel.isActive)
 
-        try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(timeout: Self.timeout))
+        try channel.pipeline.syncOperations.addHandler(HTTPTypesRequestDeadline(timeout: Self.timeout))
         channel.embeddedEventLoop.advanceTime(by: Self.timeout)
         #expect(!channel.isActive)
     }
@@ -156,7 +160,7 @@ func deadlineConnection(
     tracker: (any ConnectionTracker)? = nil, abandonsAnswerOnClientClose: Bool = false, then next: (any ChannelHandler)? = nil
 ) throws -> EmbeddedChannel {
     let channel = EmbeddedChannel()
-    try channel.pipeline.syncOperations.addHandler(RequestDeadlineHandler(
+    try channel.pipeline.syncOperations.addHandler(HTTPTypesRequestDeadline(
         timeout: RequestDeadlineHandlerTests.timeout, tracker: tracker, abandonsAnswerOnClientClose: abandonsAnswerOnClientClose))
     if let next { try channel.pipeline.syncOperations.addHandler(next) }
     try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 8080)).wait()

@@ -64,4 +64,17 @@ struct RequestDeadlineTrackerTests {
         #expect(second.isActive)
         #expect(slots.openCount == 1)
     }
+
+    /// The handler tells the slots of a closed connection when the channel goes inactive; taken out of a connection
+    /// that stays open, it leaves that to the channel's close, so the slot is neither freed early nor kept for good.
+    @Test func aConnectionWhoseHandlerWasRemovedKeepsItsSlotUntilItCloses() throws {
+        let channel = try deadlineConnection(tracker: slots)
+        defer { release(channel) }
+        let handler = try channel.pipeline.syncOperations.handler(type: HTTPTypesRequestDeadline.self)
+        try channel.pipeline.syncOperations.removeHandler(handler).wait()
+        #expect(slots.openCount == 1, "still open")
+        try channel.close().wait()
+        channel.embeddedEventLoop.run()
+        #expect(slots.openCount == 0)
+    }
 }

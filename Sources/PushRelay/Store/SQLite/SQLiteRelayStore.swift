@@ -39,7 +39,13 @@ final class SQLiteRelayStore: RelayStorage {
         guard fd >= 0 else { throw RelayStoreError(path: path, errno: errno) }
         close(fd)
         guard chmod(path, 0o600) == 0 else { throw RelayStoreError(path: path, errno: errno) }
-        let pool = try DatabasePool(path: path)
+        var configuration = Configuration()
+        // A reader's page cache (2 MiB each by default, five readers) is memory the kernel's page cache already
+        // holds for the same file: polls read a few recent rows, and their credentials are cached above it.
+        configuration.prepareDatabase { db in
+            if db.configuration.readonly { try db.execute(sql: "PRAGMA cache_size = -128") }
+        }
+        let pool = try DatabasePool(path: path, configuration: configuration)
         self.pool = pool
         reads = StatementBatcher(largest: 256, deadline: StoreDeadline.operation) { batch in
             try await pool.read { db in batch.map { read in Result { try read.run(db) } } }
