@@ -1,13 +1,19 @@
 import Foundation
 
-/// The credential of `Authorization: Bearer <credential>`; the scheme is case-insensitive (RFC 7235).
+/// The credential of `Authorization: Bearer <credential>`; the scheme is case-insensitive (RFC 7235). Sliced, not
+/// copied byte by byte through reversed views: every poll and send reads it.
 func bearerCredential(_ request: RelayRequest) -> String? {
-    guard let value = request.headers[.authorization]?.utf8, value.count > 7,
-          value.prefix(7).map({ $0 | 0x20 }).elementsEqual("bearer ".utf8)
-    else { return nil }
+    request.headers[.authorization].flatMap(bearerCredential(authorization:))
+}
+
+func bearerCredential(authorization value: String) -> String? {
+    let scheme = "bearer ".utf8
+    guard value.utf8.count > scheme.count,
+          zip(value.utf8, scheme).allSatisfy({ $0 | 0x20 == $1 }) else { return nil }
     let isBlank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-    let credential = value.dropFirst(7).drop(while: isBlank).reversed().drop(while: isBlank).reversed()
-    return credential.isEmpty ? nil : String(decoding: credential, as: UTF8.self)
+    let bytes = value.utf8.dropFirst(scheme.count).drop(while: isBlank)
+    guard let last = bytes.lastIndex(where: { !isBlank($0) }) else { return nil }
+    return String(Substring(bytes[...last]))
 }
 
 /// An `application/x-www-form-urlencoded` body as name → value; nil when a name repeats or an escape is invalid
