@@ -46,6 +46,10 @@ final class RecentSends: Sendable {
             entries[deviceID]?.payloadBytes = 0
         }
 
+        mutating func raiseHandedOut(of deviceID: String, to seq: Int64) {
+            if let handedOut = entries[deviceID]?.handedOut, handedOut < seq { entries[deviceID]?.handedOut = seq }
+        }
+
         mutating func remove(_ deviceID: String) {
             payloadBytes -= entries.removeValue(forKey: deviceID)?.payloadBytes ?? 0
             removals += 1
@@ -91,7 +95,7 @@ final class RecentSends: Sendable {
                 state.dropPayload(of: deviceID)
                 return nil
             }
-            state.entries[deviceID]?.handedOut = max(entry.handedOut, message.seq)
+            state.raiseHandedOut(of: deviceID, to: message.seq)
             return [message]
         }
     }
@@ -113,22 +117,20 @@ final class RecentSends: Sendable {
         }
     }
 
-    /// A poll read with cursor `after` (an acknowledgement of everything up to it) found the device's delivered mark at
-    /// `delivered` and handed it messages up to `handedOut`.
-    func polled(after: Int64, delivered: Int64, deviceID: String) {
+    /// A poll read with cursor `after` (an acknowledgement of everything up to it) left the device's delivered mark at
+    /// `handedOut` (the mark it read, or the last message it handed out, whichever is higher).
+    func polled(after: Int64, handedOut: Int64, deviceID: String) {
         state.withLock { state in
             guard let entry = state.entries[deviceID] else { return }
             if entry.seq <= after { state.dropPayload(of: deviceID) }
             state.entries[deviceID]?.acknowledgedThrough = max(entry.acknowledgedThrough ?? after, after)
-            state.entries[deviceID]?.handedOut = max(entry.handedOut, delivered)
+            state.raiseHandedOut(of: deviceID, to: handedOut)
         }
     }
 
     /// A woken poll's read handed the device messages up to `seq`.
     func handedOut(upTo seq: Int64, deviceID: String) {
-        state.withLock { state in
-            if let entry = state.entries[deviceID], entry.handedOut < seq { state.entries[deviceID]?.handedOut = seq }
-        }
+        state.withLock { $0.raiseHandedOut(of: deviceID, to: seq) }
     }
 
     /// A read at cursor `after`, begun when `removals` was `removalsBefore`, found no live message beyond it: any

@@ -225,10 +225,10 @@ final class SQLiteRelayStore: RelayStorage {
         if read.messages.isEmpty {
             recentSends.nothingLive(beyond: max(after, pending.acknowledged), deviceID: deviceID, removalsBefore: removals)
         }
-        recentSends.polled(after: after, delivered: max(delivered, read.messages.last?.seq ?? 0), deviceID: deviceID)
+        let handedOut = max(delivered, read.messages.last?.seq ?? 0)
+        recentSends.polled(after: after, handedOut: handedOut, deviceID: deviceID)
         recordLater(deviceID: deviceID, PendingPollWrites.Marks(
-            acknowledged: read.acknowledged > 0 ? after : 0,
-            delivered: read.messages.last.map(\.seq).flatMap { $0 > delivered ? $0 : nil } ?? 0))
+            acknowledged: read.acknowledged > 0 ? after : 0, delivered: handedOut > delivered ? handedOut : 0))
         return PollResult(messages: read.messages, acknowledged: read.acknowledged)
     }
 
