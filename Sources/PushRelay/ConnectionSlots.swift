@@ -9,6 +9,9 @@ import Synchronization
 /// being answered (a waiting long-poll). A flood of slow connections then only ever pushes out its own oldest, and a
 /// well-behaved client that sends its request at once is served in its place. A bound that stops accepting instead
 /// (Hummingbird's `MaximumAvailableConnections`) queues every new client behind the flood.
+///
+/// It also closes them on graceful shutdown (`quiesce`): it knows every open connection already, where NIO's
+/// quiescing helper would keep a set of them of its own, memory each connection holds for its whole life.
 final class ConnectionSlots: ConnectionTracker {
     /// File descriptors kept for what is not a connection: the listener, SQLite and its journal, the event loops.
     static let reservedDescriptors = 64
@@ -25,6 +28,9 @@ final class ConnectionSlots: ConnectionTracker {
         var waitingHead = 0
         var nextTicket: UInt64 = 0
         var refusals = RefusalLog<Bound>()
+        /// Shutting down: each connection is asked to close once it has answered, and `drained` resumed when none is open.
+        var isQuiescing = false
+        var drained: CheckedContinuation<Void, Never>?
     }
 
     /// What refuses a connection: the one bound of the whole relay.
@@ -58,6 +64,8 @@ final class ConnectionSlots: ConnectionTracker {
             return (true, evicted, nil)
         }
         evicted?.close(promise: nil)
+        // Opened as shutdown began, accepted before the listener closed.
+        if admitted, state.withLock({ $0.isQuiescing }) { Self.askToClose(channel) }
         switch line {
         case .first:
             logger.warning("\(limit) connections open, all of them being answered (max_connections): new ones are closed until some end (logged once; later ones are counted)")
@@ -84,7 +92,30 @@ final class ConnectionSlots: ConnectionTracker {
     }
 
     func closed(_ channel: any Channel) {
-        _ = state.withLock { $0.open.removeValue(forKey: ObjectIdentifier(channel)) }
+        let drained = state.withLock { state in
+            state.open.removeValue(forKey: ObjectIdentifier(channel))
+            return state.open.isEmpty ? state.drained.take() : nil
+        }
+        drained?.resume()
+    }
+
+    /// Graceful shutdown, once the listener is closed: asks every open connection to close once it has answered
+    /// what it is answering (an idle one closes at once), and returns when none is open.
+    func quiesce() async {
+        await withCheckedContinuation { continuation in
+            let channels = state.withLock { state -> [any Channel] in
+                state.isQuiescing = true
+                guard !state.open.isEmpty else { return [] }
+                state.drained = continuation
+                return state.open.values.map(\.channel)
+            }
+            if channels.isEmpty { return continuation.resume() }
+            for channel in channels { Self.askToClose(channel) }
+        }
+    }
+
+    private static func askToClose(_ channel: any Channel) {
+        channel.pipeline.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())
     }
 }
 

@@ -1,11 +1,11 @@
 import Foundation
 import HTTPTypes
 import Logging
-import NIOCore
 import RelayWire
 
-/// The device side of the relay: registration, long-poll with acknowledgement, and deletion.
-struct DeviceRoutes: Sendable {
+/// The device side of the relay: registration, long-poll with acknowledgement, and deletion. A class: each waiting
+/// poll keeps the routes, and a reference is 8 bytes of it where a copy would be 64.
+final class DeviceRoutes: Sendable {
     static let maxWaitSeconds = 60
     static let maxLimit = 500
     static let defaultLimit = 100
@@ -15,16 +15,26 @@ struct DeviceRoutes: Sendable {
     let waiters: PollWaiters
     let metrics: RelayMetrics
     let registrationKeyDigest: [UInt8]?
+    let logger: Logger
+
+    init(store: any RelayStorage, waiters: PollWaiters, metrics: RelayMetrics, registrationKeyDigest: [UInt8]?,
+         logger: Logger) {
+        self.store = store
+        self.waiters = waiters
+        self.metrics = metrics
+        self.registrationKeyDigest = registrationKeyDigest
+        self.logger = logger
+    }
 
     func add(to router: inout RelayRouter) {
         router.add(.post, "/v1/devices", maxBody: Self.maxRegistrationBody) { request in
-            try await answering { try await self.register(request) }
+            try await self.answering { try await self.register(request) }
         }
         router.add(.get, "/v1/devices/:device_id/messages", immediate: { self.pollFromMemory($0) }) { request in
-            try await answering { try await self.poll(request) }
+            try await self.answering { try await self.poll(request) }
         }
         router.add(.delete, "/v1/devices/:device_id") { request in
-            try await answering { try await self.delete(request) }
+            try await self.answering { try await self.delete(request) }
         }
     }
 
@@ -118,8 +128,9 @@ struct DeviceRoutes: Sendable {
             return Self.batch(first.messages, after: query.after)
         }
         PollWait(routes: self, ticket: ticket, after: query.after, limit: query.limit,
-                 deadline: .now + .seconds(query.wait), connection: request.connection, responder: request.responder,
-                 logger: request.logger).next()
+                 deadline: .now + .seconds(query.wait), responder: request.responder).next()
+        // Once, for every wait the poll goes through: a client that left while none was in place ends the next.
+        request.responder.whenClientGone { [waiters] in waiters.clientGone(ticket) }
         return nil
     }
 
@@ -148,14 +159,12 @@ struct DeviceRoutes: Sendable {
         let after: Int64
         let limit: Int
         let deadline: ContinuousClock.Instant
-        let connection: any Channel
         let responder: RelayResponder
-        let logger: Logger
 
         /// Waits again, unless the deadline has passed.
         func next() {
             guard ContinuousClock.now < deadline else { return finish([]) }
-            routes.waiters.wait(ticket, until: deadline, connection: connection) { outcome in
+            routes.waiters.wait(ticket, until: deadline) { outcome in
                 guard outcome == .notified else { return finish([]) }
                 if let recent = routes.store.recentMessages(deviceID: ticket.deviceID, after: after, now: nowMilliseconds()) {
                     return recent.isEmpty ? next() : finish(recent)
@@ -174,7 +183,7 @@ struct DeviceRoutes: Sendable {
             } catch {
                 // An outage is logged once by the store, not by each poll it ends.
                 if !(error is StoreUnavailable) {
-                    logger.warning("long-poll ended empty: reading the device's messages failed: \(error)",
+                    routes.logger.warning("long-poll ended empty: reading the device's messages failed: \(error)",
                                    metadata: ["device_id": "\(ticket.deviceID)"])
                 }
                 finish([])

@@ -7,8 +7,8 @@ import Synchronization
 /// is under one lock rather than in an actor: a send or a timer wakes a poll from whatever thread it is on,
 /// without hopping to another executor first.
 ///
-/// A waiting poll costs its callback and a timer on an event loop, not a task of its own; one whose client
-/// has gone (its connection closed) ends at once, so it does not hold memory until its deadline.
+/// A waiting poll costs its callback and an entry in `PollDeadlines`, not a task or a timer of its own; one whose
+/// client has gone ends at once (`clientGone`), so it does not hold memory until its deadline.
 final class PollWaiters: Sendable {
     enum Outcome: Sendable, Equatable {
         case notified, superseded, timedOut, shuttingDown, clientGone
@@ -23,27 +23,30 @@ final class PollWaiters: Sendable {
         let serial: UInt64
         /// A send that arrived after `begin` but before `wait`: the poll's database read may have missed it.
         var notifiedBeforeWait = false
-        var onOutcome: (@Sendable (Outcome) -> Void)?
-        var timer: Scheduled<Void>?
+        /// The poll's client left while no wait was in place (its poll was between reads): the next wait ends at once.
+        var clientGone = false
+        var onOutcome: Waiting?
+        var deadline: PollDeadlines.Tick?
     }
 
     private struct State {
         var slots: [String: Slot] = [:]
         var lastSerial: UInt64 = 0
         var isShuttingDown = false
-        /// Connections whose closing is watched (one callback each, for their whole life), with the poll waiting on
-        /// each, if any.
-        var pollByConnection: [ObjectIdentifier: Ticket?] = [:]
+        var deadlines = PollDeadlines()
+        /// The one timer for every poll's deadline: set for a tick at or before the earliest that has polls, whenever
+        /// one has. (A timer replaced by an earlier one but already on its way to fire finds it is not this one.)
+        var timer: (tick: PollDeadlines.Tick, scheduled: Scheduled<Void>)?
     }
 
     private let state = Mutex(State())
-    private let timers: any EventLoopGroup
+    private let timerLoop: any EventLoop
 
     init(timers: any EventLoopGroup = MultiThreadedEventLoopGroup.singleton) {
-        self.timers = timers
+        timerLoop = timers.next()
     }
 
-    var waitingCount: Int { state.withLock { $0.slots.values.count { $0.onOutcome != nil } } }
+    var waitingCount: Int { state.withLock { $0.deadlines.count } }
 
     func hasPoll(deviceID: String) -> Bool { state.withLock { $0.slots[deviceID] != nil } }
 
@@ -51,7 +54,7 @@ final class PollWaiters: Sendable {
     func begin(deviceID: String) -> Ticket {
         let (ticket, older) = state.withLock { state in
             state.lastSerial += 1
-            let older = state.slots.removeValue(forKey: deviceID)
+            let older = Self.remove(deviceID: deviceID, from: &state)
             state.slots[deviceID] = Slot(serial: state.lastSerial)
             return (Ticket(deviceID: deviceID, serial: state.lastSerial), older)
         }
@@ -59,36 +62,41 @@ final class PollWaiters: Sendable {
         return ticket
     }
 
-    /// Waits for a send to the device, a newer poll, the deadline, shutdown, or (given its connection) the client
-    /// closing the connection, then calls `onOutcome` once, from whatever thread ended the wait: no task is suspended
-    /// meanwhile.
-    func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant, connection: (any Channel)? = nil,
-              onOutcome: @escaping @Sendable (Outcome) -> Void) {
-        let immediate = state.withLock { state -> Outcome? in
-            guard var slot = state.slots[ticket.deviceID], slot.serial == ticket.serial else { return .superseded }
-            if state.isShuttingDown { return .shuttingDown }
+    /// Waits for a send to the device, a newer poll, the deadline (up to `PollDeadlines.tick` after it), shutdown, or
+    /// `clientGone`, then calls `onOutcome` once, from whatever thread ended the wait: no task is suspended meanwhile.
+    func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant, onOutcome: @escaping @Sendable (Outcome) -> Void) {
+        let (immediate, replacedTimer) = state.withLock { state -> (Outcome?, Scheduled<Void>?) in
+            guard var slot = state.slots[ticket.deviceID], slot.serial == ticket.serial else { return (.superseded, nil) }
+            if state.isShuttingDown { return (.shuttingDown, nil) }
+            if slot.clientGone { return (.clientGone, nil) }
             if slot.notifiedBeforeWait {
                 state.slots[ticket.deviceID]?.notifiedBeforeWait = false
-                return .notified
+                return (.notified, nil)
             }
+            let tick = state.deadlines.insert(ticket.deviceID, at: deadline)
             slot.onOutcome = onOutcome
-            slot.timer = timers.next().scheduleTask(in: .nanoseconds(Self.nanoseconds(until: deadline))) {
-                self.resume(ticket, with: .timedOut)
-            }
+            slot.deadline = tick
             state.slots[ticket.deviceID] = slot
-            return nil
+            return (nil, rescheduleTimer(&state, for: tick))
         }
-        if let immediate { return onOutcome(immediate) }
-        // Watched only once the wait is in place: a connection that closed already calls back at once, and its
-        // callback must find the wait to end.
-        if let connection { watch(connection, for: ticket) }
+        replacedTimer?.cancel()
+        if let immediate { onOutcome(immediate) }
+    }
+
+    /// The poll's client has gone (its connection closed): a wait in place ends now, a later one at once.
+    func clientGone(_ ticket: Ticket) {
+        let woken = state.withLock { state -> Waiting? in
+            guard state.slots[ticket.deviceID]?.serial == ticket.serial else { return nil }
+            state.slots[ticket.deviceID]?.clientGone = true
+            return Self.takeWaiting(deviceID: ticket.deviceID, from: &state)
+        }
+        woken?(.clientGone)
     }
 
     func end(_ ticket: Ticket) {
         let slot = state.withLock { state -> Slot? in
-            guard let slot = state.slots[ticket.deviceID], slot.serial == ticket.serial else { return nil }
-            state.slots[ticket.deviceID] = nil
-            return slot
+            guard state.slots[ticket.deviceID]?.serial == ticket.serial else { return nil }
+            return Self.remove(deviceID: ticket.deviceID, from: &state)
         }
         slot.map { Self.finish($0, .superseded) }
     }
@@ -101,7 +109,7 @@ final class PollWaiters: Sendable {
             }
             return Self.takeWaiting(deviceID: deviceID, from: &state)
         }
-        woken?.end(.notified)
+        woken?(.notified)
     }
 
     /// Wakes every poll, each to read its device's messages again: for when sends may have gone unannounced (another
@@ -113,7 +121,7 @@ final class PollWaiters: Sendable {
 
     /// Ends a poll in progress, e.g. because its device was deleted.
     func dismiss(deviceID: String) {
-        state.withLock { $0.slots.removeValue(forKey: deviceID) }.map { Self.finish($0, .superseded) }
+        state.withLock { Self.remove(deviceID: deviceID, from: &$0) }.map { Self.finish($0, .superseded) }
     }
 
     /// Ends every waiting poll and makes later waits return at once, so that graceful shutdown does not
@@ -123,54 +131,52 @@ final class PollWaiters: Sendable {
             state.isShuttingDown = true
             return Array(state.slots.keys).compactMap { Self.takeWaiting(deviceID: $0, from: &state) }
         }
-        for waiting in woken { waiting.end(.shuttingDown) }
+        for waiting in woken { waiting(.shuttingDown) }
     }
 
-    private func watch(_ connection: any Channel, for ticket: Ticket) {
-        let id = ObjectIdentifier(connection)
-        let isNew = state.withLock { state in
-            let isNew = state.pollByConnection[id] == nil
-            state.pollByConnection[id] = .some(ticket)
-            return isNew
+    /// Sets the timer for `tick` if none is set for that tick or earlier; returns the timer it replaces, to cancel
+    /// outside the lock.
+    private func rescheduleTimer(_ state: inout State, for tick: PollDeadlines.Tick) -> Scheduled<Void>? {
+        if let timer = state.timer, timer.tick <= tick { return nil }
+        let replaced = state.timer?.scheduled
+        let scheduled = timerLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(until: PollDeadlines.instant(of: tick)))) {
+            self.endDuePolls(timerTick: tick)
         }
-        guard isNew else { return }
-        connection.closeFuture.whenComplete { _ in
-            let waiting = self.state.withLock { $0.pollByConnection.removeValue(forKey: id) }
-            if let ticket = waiting ?? nil { self.resume(ticket, with: .clientGone) }
-        }
+        state.timer = (tick, scheduled)
+        return replaced
     }
 
-    private func resume(_ ticket: Ticket, with outcome: Outcome) {
-        let woken = state.withLock { state in
-            state.slots[ticket.deviceID]?.serial == ticket.serial
-                ? Self.takeWaiting(deviceID: ticket.deviceID, from: &state) : nil
+    /// The timer's work: ends every poll whose deadline has passed, and sets the timer for the next.
+    private func endDuePolls(timerTick: PollDeadlines.Tick) {
+        let (woken, replacedTimer) = state.withLock { state in
+            if state.timer?.tick == timerTick { state.timer = nil }
+            let due = state.deadlines.removeDue(now: .now).compactMap { Self.takeWaiting(deviceID: $0, from: &state) }
+            return (due, state.deadlines.earliest.flatMap { rescheduleTimer(&state, for: $0) })
         }
-        woken?.end(outcome)
+        replacedTimer?.cancel()
+        for waiting in woken { waiting(.timedOut) }
     }
 
-    /// A wait taken out of its slot. Callbacks are called and timers cancelled outside the lock: either may run
-    /// code that takes it again.
-    private struct Waiting {
-        let onOutcome: @Sendable (Outcome) -> Void
-        let timer: Scheduled<Void>?
-
-        func end(_ outcome: Outcome) {
-            timer?.cancel()
-            onOutcome(outcome)
-        }
-    }
+    /// A wait taken out of its slot: its callback, to call outside the lock (it may run code that takes it again).
+    private typealias Waiting = @Sendable (Outcome) -> Void
 
     private static func takeWaiting(deviceID: String, from state: inout State) -> Waiting? {
         guard var slot = state.slots[deviceID], let onOutcome = slot.onOutcome else { return nil }
-        let waiting = Waiting(onOutcome: onOutcome, timer: slot.timer)
         slot.onOutcome = nil
-        slot.timer = nil
+        slot.deadline.map { state.deadlines.remove(deviceID, at: $0) }
+        slot.deadline = nil
         state.slots[deviceID] = slot
-        return waiting
+        return onOutcome
+    }
+
+    /// Takes a slot out of the books: its wait, if one is in place, with its deadline.
+    private static func remove(deviceID: String, from state: inout State) -> Slot? {
+        guard let slot = state.slots.removeValue(forKey: deviceID) else { return nil }
+        slot.deadline.map { state.deadlines.remove(deviceID, at: $0) }
+        return slot
     }
 
     private static func finish(_ slot: Slot, _ outcome: Outcome) {
-        slot.timer?.cancel()
         slot.onOutcome?(outcome)
     }
 

@@ -25,7 +25,7 @@ public func makeRelayServices(
     var router = RelayRouter()
     DeviceRoutes(
         store: store, waiters: waiters, metrics: metrics,
-        registrationKeyDigest: config.registrationKey.map { secretDigest($0) }
+        registrationKeyDigest: config.registrationKey.map { secretDigest($0) }, logger: logger
     ).add(to: &router)
     SendRoutes(
         store: store, waiters: waiters, metrics: metrics,

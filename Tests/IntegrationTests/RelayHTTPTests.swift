@@ -90,6 +90,30 @@ struct RelayHTTPTests {
         }
     }
 
+    /// On SIGTERM the waiting poll is answered, an idle keep-alive connection is closed, and the relay exits then,
+    /// not when the idle connection's request deadline (60 s here) would have closed it.
+    @Test func onSIGTERMAWaitingPollIsAnsweredAndIdleConnectionsClose() async throws {
+        try await Relay.run(requestTimeoutSeconds: 60) { relay in
+            let idle = try RawConnection(loopbackPort: relay.port)
+            idle.send("GET /healthz HTTP/1.1\r\nHost: relay\r\n\r\n")
+            let poll = try RawConnection(loopbackPort: relay.port)
+            poll.send(try await relay.registerDevice().pollRequest(wait: 60))
+            try await eventually("the poll waits", timeout: .seconds(15)) {
+                try await relay.metric("pushrelay_polls_waiting") == 1
+            }
+            let start = ContinuousClock.now
+            relay.process.signal(SIGTERM)
+            let answer = try #require(try await poll.readUntilClosed(timeout: .seconds(10)), "the poll's connection closes")
+            #expect(answer.hasPrefix("HTTP/1.1 200") && answer.contains(#""messages":[]"#), "\(answer)")
+            let idleOutput = try #require(try await idle.readUntilClosed(timeout: .seconds(10)), "the idle connection closes")
+            #expect(Self.statuses(idleOutput) == ["200"], "its one answer, and nothing after it: \(idleOutput)")
+            let exit = try await relay.process.waitForExit(timeout: .seconds(10))
+            #expect(!exit.signaled && exit.status == 0, "\(exit)")
+            // Well inside the 60 s deadline, with room for a loaded 2-core machine (milliseconds when idle).
+            #expect(ContinuousClock.now - start < .seconds(10))
+        }
+    }
+
     /// A waiting long-poll does not make the relay keep whatever its client sends behind it: large bodies, or many
     /// requests with large heads.
     @Test(arguments: [

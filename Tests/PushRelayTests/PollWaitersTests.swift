@@ -1,21 +1,18 @@
-import NIOCore
-import NIOEmbedded
-import Synchronization
 import Testing
 @testable import PushRelay
 
 extension PollWaiters {
     /// Sleeps rather than yields: a full test run once spun on `Task.yield()` here for minutes, the wait it awaited
     /// never getting a thread of the starved cooperative pool.
-    func untilOneWaits() async {
+    func untilWaiting(_ count: Int = 1) async {
         let end = ContinuousClock.now + .seconds(20)
-        while waitingCount == 0, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(1)) }
+        while waitingCount < count, ContinuousClock.now < end { try? await Task.sleep(for: .milliseconds(1)) }
     }
 
     /// The wait as a test awaits it.
-    func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant, connection: (any Channel)? = nil) async -> Outcome {
+    func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant) async -> Outcome {
         await withCheckedContinuation { continuation in
-            wait(ticket, until: deadline, connection: connection) { continuation.resume(returning: $0) }
+            wait(ticket, until: deadline) { continuation.resume(returning: $0) }
         }
     }
 }
@@ -28,7 +25,7 @@ struct PollWaitersTests {
         let waiters = PollWaiters()
         let ticket = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(ticket, until: later())
-        await waiters.untilOneWaits()
+        await waiters.untilWaiting()
         waiters.notify(deviceID: "d")
         #expect(await outcome == .notified)
         #expect(waiters.waitingCount == 0)
@@ -52,7 +49,7 @@ struct PollWaitersTests {
         let waiters = PollWaiters()
         let older = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(older, until: later())
-        await waiters.untilOneWaits()
+        await waiters.untilWaiting()
         let newer = waiters.begin(deviceID: "d")
         #expect(await outcome == .superseded)
         // A poll superseded before it started waiting does not wait at all.
@@ -65,7 +62,7 @@ struct PollWaitersTests {
         let waiters = PollWaiters()
         let ticket = waiters.begin(deviceID: "d")
         async let outcome = waiters.wait(ticket, until: later())
-        await waiters.untilOneWaits()
+        await waiters.untilWaiting()
         waiters.shutdown()
         #expect(await outcome == .shuttingDown)
         let next = waiters.begin(deviceID: "e")
@@ -85,34 +82,25 @@ struct PollWaitersTests {
         #expect(!waiters.hasPoll(deviceID: "d"))
     }
 
-    @Test func closingTheConnectionEndsTheWait() async throws {
+    @Test func theClientLeavingEndsTheWaitInPlaceOrTheNextAtOnce() async {
         let waiters = PollWaiters()
-        let connection = NIOAsyncTestingChannel()
         let first = waiters.begin(deviceID: "d")
-        // A poll that ended earlier on the same connection is not woken again by its closing.
-        waiters.notify(deviceID: "d")
-        #expect(await waiters.wait(first, until: later(), connection: connection) == .notified)
-        waiters.end(first)
-
-        let second = waiters.begin(deviceID: "d")
-        async let outcome = waiters.wait(second, until: later(), connection: connection)
-        await waiters.untilOneWaits()
-        try await connection.close()
+        async let outcome = waiters.wait(first, until: later())
+        await waiters.untilWaiting()
+        waiters.clientGone(first)
         #expect(await outcome == .clientGone)
         #expect(waiters.waitingCount == 0)
-    }
 
-    /// Synchronous, on one thread: an EmbeddedChannel's closed future calls back at once, inside `wait`.
-    @Test func aConnectionThatClosedBeforeItsPollWaitsEndsTheWaitAtOnce() throws {
-        let waiters = PollWaiters()
-        let connection = EmbeddedChannel()
-        try connection.close().wait()
-        connection.embeddedEventLoop.run()
-        let outcome = Mutex<PollWaiters.Outcome?>(nil)
-        let ticket = waiters.begin(deviceID: "d")
-        waiters.wait(ticket, until: later(), connection: connection) { ended in outcome.withLock { $0 = ended } }
-        #expect(outcome.withLock { $0 } == .clientGone)
-        #expect(waiters.waitingCount == 0)
+        // Left between two waits (the poll reading again after a wake): the next wait ends at once.
+        let second = waiters.begin(deviceID: "d")
+        waiters.clientGone(second)
+        #expect(await waiters.wait(second, until: later()) == .clientGone)
+
+        // The device's newer poll is another client's.
+        let third = waiters.begin(deviceID: "d")
+        waiters.clientGone(second)
+        waiters.notify(deviceID: "d")
+        #expect(await waiters.wait(third, until: later()) == .notified)
     }
 
     @Test func theDeadlineEndsTheWaitOnTime() async {
@@ -121,6 +109,26 @@ struct PollWaitersTests {
         let clock = ContinuousClock()
         let start = clock.now
         #expect(await waiters.wait(ticket, until: start + .milliseconds(200)) == .timedOut)
-        #expect(clock.now - start >= .milliseconds(195))
+        #expect(clock.now - start >= .milliseconds(200), "never early")
+    }
+
+    /// One timer serves every deadline: a wait ending before those in place sets it earlier, and once it has fired
+    /// it is set for the next. A timer left for the longest wait would end all three at once, at 120 s.
+    @Test(.timeLimit(.minutes(3))) func eachWaitEndsAtItsOwnDeadline() async {
+        let waiters = PollWaiters()
+        let start = ContinuousClock.now
+        let long = waiters.begin(deviceID: "long")
+        async let longOutcome = waiters.wait(long, until: start + .seconds(120))
+        await waiters.untilWaiting()
+        let middle = waiters.begin(deviceID: "middle")
+        async let middleOutcome = waiters.wait(middle, until: start + .seconds(1))
+        await waiters.untilWaiting(2)
+        let short = waiters.begin(deviceID: "short")
+        #expect(await waiters.wait(short, until: start + .milliseconds(200)) == .timedOut)
+        #expect(await middleOutcome == .timedOut)
+        #expect(ContinuousClock.now - start >= .seconds(1), "never early")
+        #expect(waiters.waitingCount == 1, "the longest wait goes on")
+        waiters.notify(deviceID: "long")
+        #expect(await longOutcome == .notified)
     }
 }

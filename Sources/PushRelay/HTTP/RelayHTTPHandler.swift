@@ -22,8 +22,9 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
     private enum Reading {
         /// Between requests.
         case idle
-        /// A head arrived; its body is kept up to the route's limit.
-        case body(head: HTTPRequest, match: RelayRouter.Match, body: ByteBuffer, failure: BodyReadFailure?)
+        /// A head arrived; its body is kept up to the route's limit. Indirect: inline, these 80 bytes would be in every
+        /// connection's handler for its whole life, a waiting long-poll's too.
+        indirect case body(head: HTTPRequest, match: RelayRouter.Match, body: ByteBuffer, failure: BodyReadFailure?)
         /// The request was answered before all of it arrived (refused unread); the rest of it is dropped.
         case discarding
     }
@@ -35,6 +36,8 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
 
     private let router: RelayRouter
     private let logger: Logger
+    /// Kept for answers given later (`RelayResponder`), so that each of those need not keep it too.
+    private var context: ChannelHandlerContext?
     private var reading = Reading.idle
     /// The request handed to its route and not answered yet, by its number on this connection.
     private var answering: UInt64?
@@ -45,10 +48,20 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
     private var inputClosed = false
     /// A read asked for while the connection could not take more answers, made once it can.
     private var readWhenWritable = false
+    /// What the request being answered (`answering`) asked to be told if its client leaves first (a waiting long-poll).
+    private var onClientGone: (@Sendable () -> Void)?
 
     init(router: RelayRouter, logger: Logger) {
         self.router = router
         self.logger = logger
+    }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        self.context = context
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        self.context = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -126,7 +139,7 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
         requests += 1
         answering = requests
         if head.headerFields[.connection].map({ $0.lowercased().contains("close") }) == true { closeAfterAnswer = true }
-        let responder = RelayResponder(handler: self, context: context, request: requests)
+        let responder = RelayResponder(handler: self, eventLoop: context.eventLoop, request: requests)
         switch match {
         case .notFound:
             answer(.text(.notFound, "no such endpoint: \(head.method) \(head.path ?? "")\n"), request: requests, context)
@@ -139,8 +152,7 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
             answer(.text(.contentTooLarge, "this endpoint takes no request body\n"), request: requests, context)
         case .route(let route, let parameters):
             let request = RelayRequest(
-                head: head, body: body, parameters: parameters, connection: context.channel, logger: logger,
-                responder: responder)
+                head: head, body: body, parameters: parameters, logger: logger, responder: responder)
             switch route.immediate?(request) {
             case .answered(let response): return answer(response, request: requests, context)
             case .waiting: return
@@ -162,6 +174,7 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
     fileprivate func answer(_ response: RelayResponse, request: UInt64, _ context: ChannelHandlerContext) {
         guard answering == request else { return }
         answering = nil
+        onClientGone = nil
         guard context.channel.isActive else { return }
         let closes = closeAfterAnswer || (inputClosed && queued.isEmpty)
         var head = HTTPResponse(status: response.status, headerFields: response.headers)
@@ -175,6 +188,27 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
         }
         let closing = NIOLoopBound(context, eventLoop: context.eventLoop)
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in closing.value.close(promise: nil) }
+    }
+
+    /// Answers request number `request` later, from `RelayResponder`; nothing once the handler has left the connection.
+    fileprivate func answer(_ response: RelayResponse, request: UInt64) {
+        if let context { answer(response, request: request, context) }
+    }
+
+    /// Calls `callback` when the connection closes before request number `request` is answered; at once if it has.
+    /// Told from `channelInactive` rather than by a callback on the channel's close future, which would be memory
+    /// each connection holds for its whole life.
+    fileprivate func whenClientGone(request: UInt64, _ callback: @escaping @Sendable () -> Void) {
+        guard answering == request else { return }
+        guard context?.channel.isActive == true else { return callback() }
+        onClientGone = callback
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        let gone = onClientGone
+        onClientGone = nil
+        gone?()
+        context.fireChannelInactive()
     }
 
     /// What a queued part holds in memory: a head its target and fields (each up to the decoder's 80 KiB).
@@ -260,21 +294,29 @@ extension RelayHTTPHandler: Sendable {}
 struct RelayResponder: Sendable {
     private let eventLoop: any EventLoop
     private let handler: NIOLoopBound<RelayHTTPHandler>
-    private let context: NIOLoopBound<ChannelHandlerContext>
     private let request: UInt64
 
-    fileprivate init(handler: RelayHTTPHandler, context: ChannelHandlerContext, request: UInt64) {
-        eventLoop = context.eventLoop
+    fileprivate init(handler: RelayHTTPHandler, eventLoop: any EventLoop, request: UInt64) {
+        self.eventLoop = eventLoop
         self.handler = NIOLoopBound(handler, eventLoop: eventLoop)
-        self.context = NIOLoopBound(context, eventLoop: eventLoop)
         self.request = request
     }
 
     func send(_ response: RelayResponse) {
+        onEventLoop { $0.answer(response, request: $1) }
+    }
+
+    /// Calls `callback` if the client leaves before this request is answered (its connection closes), or at once if
+    /// it has left; never once the request is answered.
+    func whenClientGone(_ callback: @escaping @Sendable () -> Void) {
+        onEventLoop { $0.whenClientGone(request: $1, callback) }
+    }
+
+    private func onEventLoop(_ body: @escaping @Sendable (RelayHTTPHandler, UInt64) -> Void) {
         if eventLoop.inEventLoop {
-            handler.value.answer(response, request: request, context.value)
+            body(handler.value, request)
         } else {
-            eventLoop.execute { [handler, context, request] in handler.value.answer(response, request: request, context.value) }
+            eventLoop.execute { [handler, request] in body(handler.value, request) }
         }
     }
 }

@@ -4,13 +4,12 @@ import Logging
 import NIOCore
 
 /// A request as the relay's routes get it: its head, its whole body (or why that could not be read), the path's
-/// named segments and query, and its connection.
+/// named segments and query, and how to answer it.
 struct RelayRequest: Sendable {
     let head: HTTPRequest
     let body: Result<ByteBuffer, BodyReadFailure>
     /// The path segments its route names with a leading ":" (`/v1/devices/:device_id`).
     let parameters: [Substring: Substring]
-    let connection: any Channel
     let logger: Logger
     /// Answers the request; for a route that answers after it has returned (a waiting long-poll).
     let responder: RelayResponder

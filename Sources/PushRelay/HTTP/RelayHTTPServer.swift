@@ -1,7 +1,6 @@
 import ConnectionGuards
 import Logging
 import NIOCore
-import NIOExtras
 import NIOHTTP1
 import NIOPosix
 import ServiceLifecycle
@@ -21,17 +20,10 @@ struct RelayHTTPServer: Service {
     let onListening: @Sendable (ListenAddress) async -> Void
 
     func run() async throws {
-        let group = MultiThreadedEventLoopGroup.singleton
-        let quiescing = ServerQuiescingHelper(group: group)
         let (router, slots, requestTimeout, logger) = (router, slots, requestTimeout, logger)
-        let server = try await ServerBootstrap(group: group)
+        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .serverChannelInitializer { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(quiescing.makeServerChannelHandler(channel: channel))
-                }
-            }
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             // Requests are a few hundred bytes, and each connection keeps its buffer for life: ten thousand waiting
             // long-polls are ten thousand connections. A buffer still grows for a read that fills it.
@@ -49,9 +41,11 @@ struct RelayHTTPServer: Service {
         await onListening(ListenAddress(host: listen.host, port: server.localAddress?.port ?? listen.port))
 
         try? await gracefulShutdown()
-        let drained = group.any().makePromise(of: Void.self)
-        quiescing.initiateShutdown(promise: drained)
-        try await drained.futureResult.get()
+        try? await server.close()
+        // A connection accepted before the listener closed becomes active on its own loop: a turn of each loop lets
+        // every one reach `ConnectionSlots` before it counts them.
+        for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() { try? await loop.submit {}.get() }
+        await slots.quiesce()
     }
 }
 

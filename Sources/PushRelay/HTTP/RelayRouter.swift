@@ -17,13 +17,24 @@ struct RelayRouter: Sendable {
         case needsHandler
     }
 
-    struct Route: Sendable {
+    /// A class: a connection keeps the route of the request it is reading in its state, and a reference is 8 bytes of
+    /// that state for as long as the connection is open, where the route itself would be 65.
+    final class Route: Sendable {
         let method: HTTPRequest.Method
         let segments: [Substring]
         /// The largest body the route reads; a larger one is refused unread.
         let maxBody: Int
         let immediate: ImmediateHandler?
         let handler: Handler
+
+        init(method: HTTPRequest.Method, segments: [Substring], maxBody: Int, immediate: ImmediateHandler?,
+             handler: @escaping Handler) {
+            self.method = method
+            self.segments = segments
+            self.maxBody = maxBody
+            self.immediate = immediate
+            self.handler = handler
+        }
     }
 
     enum Match {

@@ -1,4 +1,5 @@
 import NIOCore
+import Synchronization
 import Testing
 @testable import PushRelay
 
@@ -44,6 +45,40 @@ struct RelayHTTPHandlerPipeliningTests {
             let waiting = try await connection.routes.nextHeld()
             try await Self.wakeForTheLastAnswer(waiting, connection)
             #expect(connection.routes.requests == ["GET /wait"])
+        }
+    }
+
+    /// A route holding its answer (a waiting long-poll) is told when its client leaves, and one that asks after that
+    /// is told at once.
+    @Test func aRouteHoldingItsAnswerIsToldWhenTheClientLeaves() async throws {
+        try await RelayTestConnection.with { connection in
+            let told = Mutex<[String]>([])
+            try await connection.send(Self.get("/wait"))
+            let waiting = try await connection.routes.nextHeld()
+            waiting.whenClientGone { told.withLock { $0.append("waiting") } }
+            try await connection.channel.close()
+            try await eventuallyValue("the route to be told") { told.withLock { $0 } == ["waiting"] ? true : nil }
+
+            waiting.whenClientGone { told.withLock { $0.append("asked after") } }
+            try await eventuallyValue("the late ask to be told") { told.withLock { $0.count } == 2 ? true : nil }
+            #expect(told.withLock { $0 } == ["waiting", "asked after"])
+        }
+    }
+
+    /// Once its request is answered, a route is not told of its client leaving, whenever it asked.
+    @Test func aRouteThatAnsweredIsNotToldWhenTheClientLeaves() async throws {
+        try await RelayTestConnection.with { connection in
+            let told = Mutex(0)
+            try await connection.send(Self.get("/wait"))
+            let answered = try await connection.routes.nextHeld()
+            answered.whenClientGone { told.withLock { $0 += 1 } }
+            answered.send(.text(.ok, "answered"))
+            #expect(try await connection.response().body == "answered")
+            try await connection.channel.close()
+            answered.whenClientGone { told.withLock { $0 += 1 } }
+            // Both asks and the close are on the loop's queue before this.
+            try await connection.channel.testingEventLoop.executeInContext {}
+            #expect(told.withLock { $0 } == 0)
         }
     }
 

@@ -144,7 +144,7 @@ final class RelayTestConnection {
         }
     }
 
-    /// What the server's quiescing helper sends each connection on graceful shutdown.
+    /// What `ConnectionSlots.quiesce` sends each connection on graceful shutdown.
     func serverQuiesces() async throws {
         try await channel.testingEventLoop.executeInContext { [channel] in
             channel.pipeline.syncOperations.fireUserInboundEventTriggered(ChannelShouldQuiesceEvent())

@@ -22,8 +22,7 @@ final class RecentSends: Sendable {
         var previous: Int64?
         /// Dropped once the device acknowledged it, once it expired, or when the payloads kept reach their budget:
         /// an idle device costs its seqs, not its payload.
-        var message: RelayMessage?
-        var payloadBytes = 0
+        var kept: KeptMessage?
         /// When the newest message expires (kept without its payload too).
         var expiresAt = Int64.max
         /// Every message of the device at or below it is deleted or about to be (an acknowledgement waiting for the
@@ -31,6 +30,18 @@ final class RecentSends: Sendable {
         var acknowledgedThrough: Int64?
         /// At or below the device's delivered mark (what it was handed, committed or waiting for the next commit).
         var handedOut: Int64 = 0
+    }
+
+    /// Boxed: most entries keep no message (an idle device's), and one inline would double every entry's size.
+    private final class KeptMessage: Sendable {
+        let message: RelayMessage
+        /// What it counts against the payload budget.
+        let bytes: Int
+
+        init(_ message: RelayMessage, bytes: Int) {
+            self.message = message
+            self.bytes = bytes
+        }
     }
 
     private struct State {
@@ -41,9 +52,8 @@ final class RecentSends: Sendable {
         var removals: UInt64 = 0
 
         mutating func dropPayload(of deviceID: String) {
-            payloadBytes -= entries[deviceID]?.payloadBytes ?? 0
-            entries[deviceID]?.message = nil
-            entries[deviceID]?.payloadBytes = 0
+            payloadBytes -= entries[deviceID]?.kept?.bytes ?? 0
+            entries[deviceID]?.kept = nil
         }
 
         mutating func raiseHandedOut(of deviceID: String, to seq: Int64) {
@@ -51,7 +61,7 @@ final class RecentSends: Sendable {
         }
 
         mutating func remove(_ deviceID: String) {
-            payloadBytes -= entries.removeValue(forKey: deviceID)?.payloadBytes ?? 0
+            payloadBytes -= entries.removeValue(forKey: deviceID)?.kept?.bytes ?? 0
             removals += 1
         }
     }
@@ -76,12 +86,12 @@ final class RecentSends: Sendable {
             let earlier = state.entries[deviceID]
             state.dropPayload(of: deviceID)
             if earlier == nil, state.entries.count >= capacity, let any = state.entries.keys.first { state.remove(any) }
-            let kept = state.payloadBytes + size <= payloadBudget
+            let fits = state.payloadBytes + size <= payloadBudget
             state.entries[deviceID] = Entry(
-                seq: message.seq, previous: earlier?.seq, message: kept ? message : nil, payloadBytes: kept ? size : 0,
+                seq: message.seq, previous: earlier?.seq, kept: fits ? KeptMessage(message, bytes: size) : nil,
                 expiresAt: message.expiresAt, acknowledgedThrough: earlier?.acknowledgedThrough,
                 handedOut: earlier?.handedOut ?? 0)
-            if kept { state.payloadBytes += size }
+            if fits { state.payloadBytes += size }
         }
     }
 
@@ -90,7 +100,7 @@ final class RecentSends: Sendable {
         state.withLock { state in
             guard let entry = state.entries[deviceID] else { return nil }
             if after >= entry.seq { return [] }
-            guard let previous = entry.previous, previous <= after, let message = entry.message else { return nil }
+            guard let previous = entry.previous, previous <= after, let message = entry.kept?.message else { return nil }
             guard message.expiresAt > now else {
                 state.dropPayload(of: deviceID)
                 return nil
