@@ -54,18 +54,21 @@ final class ConnectionSlots: ConnectionTracker {
     var openCount: Int { state.withLock { $0.open.count } }
 
     func opened(_ channel: any Channel) -> Bool {
-        let (admitted, evicted, line) = state.withLock { state -> (Bool, (any Channel)?, RefusalLog<Bound>.Line?) in
+        let (admitted, evicted, line, quiescing) = state.withLock {
+            state -> (Bool, (any Channel)?, RefusalLog<Bound>.Line?, Bool) in
             var evicted: (any Channel)?
             if state.open.count >= limit {
                 evicted = state.removeLongestWaiting()
-                guard evicted != nil else { return (false, nil, state.refusals.refusal(of: .maxConnections, at: Date())) }
+                guard evicted != nil else {
+                    return (false, nil, state.refusals.refusal(of: .maxConnections, at: Date()), state.isQuiescing)
+                }
             }
             state.open[ObjectIdentifier(channel)] = Slot(channel: channel, waitingTicket: nil)
-            return (true, evicted, nil)
+            return (true, evicted, nil, state.isQuiescing)
         }
         evicted?.close(promise: nil)
         // Opened as shutdown began, accepted before the listener closed.
-        if admitted, state.withLock({ $0.isQuiescing }) { Self.askToClose(channel) }
+        if admitted, quiescing { Self.askToClose(channel) }
         switch line {
         case .first:
             logger.warning("\(limit) connections open, all of them being answered (max_connections): new ones are closed until some end (logged once; later ones are counted)")

@@ -1,12 +1,11 @@
-/// The deadlines of the waiting polls, by tick of `tick` (a coarse timer wheel): one timer serves them all.
+/// The deadlines of the waiting polls, by tick of 0.1 s (a coarse timer wheel): one timer serves them all.
 /// A timer each, as NIO schedules them, cost 10,000 waiting polls 2.7 MiB, and NIO cancels one (each delivered
 /// message cancels its poll's) by a search through all of them.
 struct PollDeadlines {
     /// Ticks counted from a fixed origin (when the first deadline was filed).
     typealias Tick = Int64
 
-    /// How late a poll may end past its deadline (never early): a long-poll's wait is tens of seconds.
-    static let tick = Duration.nanoseconds(tickNanoseconds)
+    /// A tick, 0.1 s: how late a poll may end past its deadline (never early); a long-poll's wait is tens of seconds.
     private static let tickNanoseconds: Int64 = 100_000_000
     private static let origin = ContinuousClock.now
 
@@ -45,9 +44,13 @@ struct PollDeadlines {
 
     /// Whole ticks from the origin to `instant`, rounded down, and the nanoseconds past the last of them.
     private static func ticks(to instant: ContinuousClock.Instant) -> (whole: Tick, remainder: Int64) {
-        let elapsed = origin.duration(to: instant).components
-        let nanoseconds = elapsed.seconds * 1_000_000_000 + elapsed.attoseconds / 1_000_000_000
+        let nanoseconds = origin.duration(to: instant).wholeNanoseconds
         let remainder = (nanoseconds % tickNanoseconds + tickNanoseconds) % tickNanoseconds
         return ((nanoseconds - remainder) / tickNanoseconds, remainder)
     }
+}
+
+extension Duration {
+    /// Whole nanoseconds, rounded toward zero.
+    var wholeNanoseconds: Int64 { components.seconds * 1_000_000_000 + components.attoseconds / 1_000_000_000 }
 }

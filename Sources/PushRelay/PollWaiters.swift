@@ -58,12 +58,12 @@ final class PollWaiters: Sendable {
             state.slots[deviceID] = Slot(serial: state.lastSerial)
             return (Ticket(deviceID: deviceID, serial: state.lastSerial), older)
         }
-        older.map { Self.finish($0, .superseded) }
+        older?.onOutcome?(.superseded)
         return ticket
     }
 
-    /// Waits for a send to the device, a newer poll, the deadline (up to `PollDeadlines.tick` after it), shutdown, or
-    /// `clientGone`, then calls `onOutcome` once, from whatever thread ended the wait: no task is suspended meanwhile.
+    /// Waits for a send to the device, a newer poll, the deadline (up to a `PollDeadlines` tick after it), shutdown,
+    /// or `clientGone`, then calls `onOutcome` once, from whatever thread ended the wait: no task is suspended meanwhile.
     func wait(_ ticket: Ticket, until deadline: ContinuousClock.Instant, onOutcome: @escaping @Sendable (Outcome) -> Void) {
         let (immediate, replacedTimer) = state.withLock { state -> (Outcome?, Scheduled<Void>?) in
             guard var slot = state.slots[ticket.deviceID], slot.serial == ticket.serial else { return (.superseded, nil) }
@@ -98,7 +98,7 @@ final class PollWaiters: Sendable {
             guard state.slots[ticket.deviceID]?.serial == ticket.serial else { return nil }
             return Self.remove(deviceID: ticket.deviceID, from: &state)
         }
-        slot.map { Self.finish($0, .superseded) }
+        slot?.onOutcome?(.superseded)
     }
 
     func notify(deviceID: String) {
@@ -121,7 +121,7 @@ final class PollWaiters: Sendable {
 
     /// Ends a poll in progress, e.g. because its device was deleted.
     func dismiss(deviceID: String) {
-        state.withLock { Self.remove(deviceID: deviceID, from: &$0) }.map { Self.finish($0, .superseded) }
+        state.withLock { Self.remove(deviceID: deviceID, from: &$0) }?.onOutcome?(.superseded)
     }
 
     /// Ends every waiting poll and makes later waits return at once, so that graceful shutdown does not
@@ -139,7 +139,8 @@ final class PollWaiters: Sendable {
     private func rescheduleTimer(_ state: inout State, for tick: PollDeadlines.Tick) -> Scheduled<Void>? {
         if let timer = state.timer, timer.tick <= tick { return nil }
         let replaced = state.timer?.scheduled
-        let scheduled = timerLoop.scheduleTask(in: .nanoseconds(Self.nanoseconds(until: PollDeadlines.instant(of: tick)))) {
+        let delay = max(0, ContinuousClock.now.duration(to: PollDeadlines.instant(of: tick)).wholeNanoseconds)
+        let scheduled = timerLoop.scheduleTask(in: .nanoseconds(delay)) {
             self.endDuePolls(timerTick: tick)
         }
         state.timer = (tick, scheduled)
@@ -174,14 +175,5 @@ final class PollWaiters: Sendable {
         guard let slot = state.slots.removeValue(forKey: deviceID) else { return nil }
         slot.deadline.map { state.deadlines.remove(deviceID, at: $0) }
         return slot
-    }
-
-    private static func finish(_ slot: Slot, _ outcome: Outcome) {
-        slot.onOutcome?(outcome)
-    }
-
-    private static func nanoseconds(until deadline: ContinuousClock.Instant) -> Int64 {
-        let remaining = ContinuousClock.now.duration(to: deadline).components
-        return max(0, remaining.seconds * 1_000_000_000 + remaining.attoseconds / 1_000_000_000)
     }
 }

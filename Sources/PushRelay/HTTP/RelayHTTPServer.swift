@@ -20,8 +20,9 @@ struct RelayHTTPServer: Service {
     let onListening: @Sendable (ListenAddress) async -> Void
 
     func run() async throws {
+        let group = MultiThreadedEventLoopGroup.singleton
         let (router, slots, requestTimeout, logger) = (router, slots, requestTimeout, logger)
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let server = try await ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
@@ -44,7 +45,7 @@ struct RelayHTTPServer: Service {
         try? await server.close()
         // A connection accepted before the listener closed becomes active on its own loop: a turn of each loop lets
         // every one reach `ConnectionSlots` before it counts them.
-        for loop in MultiThreadedEventLoopGroup.singleton.makeIterator() { try? await loop.submit {}.get() }
+        for loop in group.makeIterator() { try? await loop.submit {}.get() }
         await slots.quiesce()
     }
 }
