@@ -23,14 +23,12 @@ struct SendRoutes: Sendable {
     let pollsMayWaitElsewhere: Bool
 
     func add(to router: inout RelayRouter) {
-        router.add(.post, "/v1/projects/:project/messages:send", maxBody: Self.maxBody) { request in
+        router.add(.post, "/v1/projects/:project/messages:send", maxBody: Self.maxBody,
+                   immediate: { self.sendFromEventLoop($0) }) { request in
             do {
                 return try await self.send(request)
-            } catch let error as FCMError {
-                return try error.response()
-            } catch is StoreUnavailable {
-                self.metrics.add(.unavailable)
-                return try FCMError.unavailable.response()
+            } catch {
+                return try self.answer(failure: error)
             }
         }
     }
@@ -43,30 +41,91 @@ struct SendRoutes: Sendable {
     private func send(_ request: RelayRequest) async throws -> RelayResponse {
         let project = request.parameters["project"] ?? ""
         try await authorize(request, project: String(project))
+        let send = try Self.parse(request)
+        guard let deviceID = try await store.deviceID(forToken: send.token) else { throw FCMError.unregistered }
+        switch admit(send, deviceID: deviceID, project: project, request) {
+        case .answered(let response):
+            return response
+        case .enqueue(let outgoing):
+            let enqueued: EnqueueResult?
+            do {
+                enqueued = try await store.enqueue(outgoing, deviceID: deviceID, now: nowMilliseconds())
+            } catch {
+                throw Self.sendFailure(error)
+            }
+            return try accepted(enqueued, deviceID: deviceID, project: project, request)
+        }
+    }
+
+    /// The commonest send, taken from the connection's event loop to the store and answered when its commit is on
+    /// disk, with no task in between: a static sender key of the project, a device the relay knows by its token without
+    /// a read, a body that parses. Anything else, a refusal included, is `send`'s, which says why.
+    private func sendFromEventLoop(_ request: RelayRequest) -> RelayRouter.ImmediateOutcome {
+        let project = request.parameters["project"] ?? ""
+        guard let credential = bearerCredential(request),
+              staticKeyMatch(secretDigest(credential), project: project) == .thisProject,
+              let send = try? Self.parse(request), let deviceID = store.cachedDeviceID(forToken: send.token) else {
+            return .needsHandler
+        }
+        switch admit(send, deviceID: deviceID, project: project, request) {
+        case .answered(let response):
+            return .answered(response)
+        case .enqueue(let outgoing):
+            store.enqueue(outgoing, deviceID: deviceID, now: nowMilliseconds()) { result in
+                let response: RelayResponse
+                do {
+                    response = try accepted(try result.mapError(Self.sendFailure).get(), deviceID: deviceID,
+                                            project: project, request)
+                } catch {
+                    do { response = try answer(failure: error) } catch {
+                        request.logger.error("\(request.head.method) \(request.head.path ?? "") failed: \(error)")
+                        response = .internalError
+                    }
+                }
+                request.responder.send(response)
+            }
+            return .waiting
+        }
+    }
+
+    private static func parse(_ request: RelayRequest) throws(FCMError) -> FCMSendRequest {
         let body: Data
         do { body = try request.bodyData() }
         catch { throw FCMError.invalidArgument(error.message) }
-        let send = try FCMSendRequest.parse(body)
-        guard let deviceID = try await store.deviceID(forToken: send.token) else { throw FCMError.unregistered }
-        if send.validateOnly {
-            return Self.sent(project: project, messageID: "fake_message_id")
-        }
+        return try FCMSendRequest.parse(body)
+    }
 
+    private enum Admission {
+        case answered(RelayResponse)
+        case enqueue(OutgoingMessage)
+    }
+
+    /// What becomes of a send to a known device before anything is stored: a validation is answered, a `ttl: "0s"`
+    /// message for a device that is not polling is dropped, as FCM does.
+    private func admit(_ send: FCMSendRequest, deviceID: String, project: Substring, _ request: RelayRequest) -> Admission {
+        if send.validateOnly {
+            return .answered(Self.sent(project: project, messageID: "fake_message_id"))
+        }
         var outgoing = send.message
         if outgoing.ttlMilliseconds == 0 {
             guard pollsMayWaitElsewhere || waiters.hasPoll(deviceID: deviceID) else {
                 metrics.add(.expired)
                 request.logger.info("ttl 0 message dropped: device not polling", metadata: ["device_id": "\(deviceID)"])
-                return Self.sent(project: project, messageID: Identifiers.messageID())
+                return .answered(Self.sent(project: project, messageID: Identifiers.messageID()))
             }
             outgoing.ttlMilliseconds = Self.zeroTTLDeliveryWindowMilliseconds
         }
-        let enqueued: EnqueueResult?
-        do {
-            enqueued = try await store.enqueue(outgoing, deviceID: deviceID, now: nowMilliseconds())
-        } catch let full as DeviceQueueFull {
-            throw FCMError.quotaExceeded("The device has \(full.limit) undelivered messages, the most the relay keeps; it is not polling. Retry later, or send with a collapse_key or a shorter ttl.")
-        }
+        return .enqueue(outgoing)
+    }
+
+    private static func sendFailure(_ error: any Error) -> any Error {
+        guard let full = error as? DeviceQueueFull else { return error }
+        return FCMError.quotaExceeded("The device has \(full.limit) undelivered messages, the most the relay keeps; it is not polling. Retry later, or send with a collapse_key or a shorter ttl.")
+    }
+
+    /// The answer to a stored send, once it is on disk: the device's poll is woken.
+    private func accepted(_ enqueued: EnqueueResult?, deviceID: String, project: Substring,
+                          _ request: RelayRequest) throws -> RelayResponse {
         guard let result = enqueued else { throw FCMError.unregistered }
         waiters.notify(deviceID: deviceID)
         metrics.add(.sent)
@@ -79,23 +138,44 @@ struct SendRoutes: Sendable {
         return Self.sent(project: project, messageID: result.message.id)
     }
 
-    /// A static sender key is checked first; every configured key is compared, matching or not, so timing does not
-    /// tell which key came close. Anything else must be an unexpired access token from `POST /token`.
-    private func authorize(_ request: RelayRequest, project: String) async throws {
-        guard let credential = bearerCredential(request) else {
-            throw FCMError.unauthenticated(
-                "Request is missing required authentication credential. Expected a Bearer sender key or OAuth 2 access token.")
+    /// FCM's answer to a refused send; anything else is rethrown, for the 500 the server answers.
+    private func answer(failure error: any Error) throws -> RelayResponse {
+        switch error {
+        case let error as FCMError:
+            return try error.response()
+        case is StoreUnavailable:
+            metrics.add(.unavailable)
+            return try FCMError.unavailable.response()
+        default:
+            throw error
         }
-        let presented = secretDigest(credential)
+    }
+
+    private enum StaticKeyMatch { case thisProject, anotherProject, none }
+
+    /// Every configured key is compared, matching or not, so timing does not tell which key came close.
+    private func staticKeyMatch(_ presented: [UInt8], project: Substring) -> StaticKeyMatch {
         var matchesThisProject = false, matchesAnyProject = false
         for key in senderKeys {
             let matches = constantTimeEquals(presented, key.digest)
             matchesAnyProject = matchesAnyProject || matches
             matchesThisProject = matchesThisProject || (matches && key.project == project)
         }
-        if matchesThisProject { return }
-        if matchesAnyProject { throw FCMError.permissionDenied(project: project) }
+        return matchesThisProject ? .thisProject : matchesAnyProject ? .anotherProject : .none
+    }
 
+    /// A static sender key is checked first; anything else must be an unexpired access token from `POST /token`.
+    private func authorize(_ request: RelayRequest, project: String) async throws {
+        guard let credential = bearerCredential(request) else {
+            throw FCMError.unauthenticated(
+                "Request is missing required authentication credential. Expected a Bearer sender key or OAuth 2 access token.")
+        }
+        let presented = secretDigest(credential)
+        switch staticKeyMatch(presented, project: Substring(project)) {
+        case .thisProject: return
+        case .anotherProject: throw FCMError.permissionDenied(project: project)
+        case .none: break
+        }
         let tokenProjects = try await store.accessTokenProjects(digest: presented, now: nowMilliseconds())
         if tokenProjects.contains(project) { return }
         throw tokenProjects.isEmpty

@@ -55,6 +55,57 @@ struct GroupCommitTests {
         }
     }
 
+    /// One timer serves every rider: when it finds the riders it was set for gone with a transaction and younger ones
+    /// in their place, it waits on for the oldest of those rather than commit them early.
+    @Test func aRiderArrivingAfterOthersLeftStillWaitsItsWholeWindow() async throws {
+        try await withPool { pool in
+            let count = { try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM row") } }
+            let commits = GroupCommit(writer: pool, rideWindow: .milliseconds(600))
+            commits.writeLater { try $0.execute(sql: "INSERT INTO row VALUES (1)") }
+            try await commits.write { try $0.execute(sql: "INSERT INTO row VALUES (2)") }
+            try await Task.sleep(for: .milliseconds(300))
+            let arrived = ContinuousClock.now
+            let committedAt = Mutex<ContinuousClock.Instant?>(nil)
+            commits.writeLater({ try $0.execute(sql: "INSERT INTO row VALUES (3)") },
+                               committed: { _ in committedAt.withLock { $0 = .now } })
+            try await eventually("the late rider commits by itself", timeout: .seconds(20)) { try await count() == 3 }
+            let waited = try #require(committedAt.withLock { $0 }) - arrived
+            #expect(waited >= .milliseconds(600), "committed after \(waited), before its own window ended")
+        }
+    }
+
+    /// The send answered from the event loop is told by the writer itself: only once its transaction is on disk, with
+    /// what its write returned or threw, and with the transaction's failure when that failed.
+    @Test func aWriteToldWhenCommittedSeesItsResultOnlyOnceItIsCommitted() async throws {
+        try await withPool { pool in
+            let other = try DatabaseQueue(path: pool.path)
+            let commits = GroupCommit(writer: pool)
+            let told: (Result<Int, any Error>, visible: Int) = try await withCheckedThrowingContinuation { continuation in
+                commits.write({ db -> Int in
+                    try db.execute(sql: "INSERT INTO row VALUES (7)")
+                    return 7
+                }, whenCommitted: { result in
+                    continuation.resume(with: Result {
+                        (result, try other.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM row") ?? 0 })
+                    })
+                })
+            }
+            #expect(try told.0.get() == 7)
+            #expect(told.visible == 1, "another connection already reads the row when the writer tells")
+
+            let refused: Result<Int, any Error> = await withCheckedContinuation { continuation in
+                commits.write({ _ -> Int in throw Refused() }, whenCommitted: { continuation.resume(returning: $0) })
+            }
+            #expect(throws: Refused.self) { try refused.get() }
+
+            let failing = GroupCommit(writer: pool) { _ in throw Refused() }
+            let failed: Result<Int, any Error> = await withCheckedContinuation { continuation in
+                failing.write({ _ in 1 }, whenCommitted: { continuation.resume(returning: $0) })
+            }
+            #expect(throws: Refused.self) { try failed.get() }
+        }
+    }
+
     @Test func aWriteThatThrowsUndoesOnlyItself() async throws {
         try await withPool { pool in
             let commits = GroupCommit(writer: pool)

@@ -164,7 +164,7 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
                     if let response = try await route.handler(request) { responder.send(response) }
                 } catch {
                     logger.error("\(head.method) \(head.path ?? "") failed: \(error)")
-                    responder.send(.text(.internalServerError, "the relay could not answer this request; its log says why\n"))
+                    responder.send(.internalError)
                 }
             }
         }

@@ -55,6 +55,9 @@ struct RelayResponse: Sendable {
         return .init(status: status, headers: headers, body: ByteBuffer(string: text))
     }
 
+    /// For a request whose route failed in a way it has no answer for; the failure is logged where it happened.
+    static let internalError = text(.internalServerError, "the relay could not answer this request; its log says why\n")
+
     /// A JSON answer already written out (by `JSONText`, on the hot paths, rather than by an encoder).
     static func json(_ status: HTTPResponse.Status, _ document: String) -> Self {
         .text(status, document, contentType: "application/json")

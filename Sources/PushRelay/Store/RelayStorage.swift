@@ -16,6 +16,8 @@ protocol RelayStorage: Sendable {
     /// The device's credentials when `device(id:)` would return them without a read; nil otherwise.
     func cachedDevice(id: String) -> StoredDevice?
     func deviceID(forToken token: String) async throws -> String?
+    /// What `deviceID(forToken:)` would return without a read; nil when only it can tell.
+    func cachedDeviceID(forToken token: String) -> String?
     /// Also drops the device's pending messages.
     func deleteDevice(id: String) async throws -> Bool
     func deviceCount() async throws -> Int
@@ -23,6 +25,10 @@ protocol RelayStorage: Sendable {
     /// Returns nil when the device no longer exists; throws `DeviceQueueFull` (and changes nothing) when its queue
     /// is full.
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult?
+    /// `enqueue` for a caller on an event loop, which waits in no task: `whenCommitted` gets what `enqueue` would return
+    /// or throw, on any thread.
+    func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64,
+                 whenCommitted: @escaping @Sendable (Result<EnqueueResult?, any Error>) -> Void)
     /// Acknowledges everything up to `after` (durable with the next commit, not necessarily on return), then
     /// returns the next live messages; nil when the device no longer exists. Throws `CursorAheadError` (and acknowledges nothing) for an `after` beyond what was delivered.
     func poll(deviceID: String, after: Int64, limit: Int, now: Int64) async throws -> PollResult?
@@ -43,6 +49,17 @@ protocol RelayStorage: Sendable {
     /// At start: tokens issued under a key (or for a project) the configuration no longer registers stop working
     /// now, not at their expiry, so removing a leaked key from the config and restarting revokes it. Returns how many.
     func revokeAccessTokens(except registered: [(keyID: String, project: String)]) async throws -> Int
+}
+
+extension RelayStorage {
+    /// For a store whose writes are async calls anyway (PostgreSQL's), the task is where it waits.
+    func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64,
+                 whenCommitted: @escaping @Sendable (Result<EnqueueResult?, any Error>) -> Void) {
+        Task {
+            do { whenCommitted(.success(try await enqueue(outgoing, deviceID: deviceID, now: now))) }
+            catch { whenCommitted(.failure(error)) }
+        }
+    }
 }
 
 /// A message as the sender asked for it, before the relay gives it a sequence number.

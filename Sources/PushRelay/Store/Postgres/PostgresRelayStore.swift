@@ -178,6 +178,8 @@ final class PostgresRelayStore: RelayStorage {
 
     func cachedDevice(id: String) -> StoredDevice? { devices.device(id: id) }
 
+    func cachedDeviceID(forToken token: String) -> String? { devices.deviceID(token: token) }
+
     func deviceID(forToken token: String) async throws -> String? {
         if let cached = devices.deviceID(token: token) { return cached }
         let id = try await rows("looking up a push token", "SELECT id FROM device WHERE token = \(token)").first?.decode(String.self)

@@ -19,8 +19,11 @@ final class GroupCommit: Sendable {
         var pending: [Job] = []
         /// Writes that ride with the next transaction rather than start one (`writeLater`).
         var riding: [Job] = []
-        /// Counts the transactions that took riders, so that a rider's timer knows whether its riders left already.
-        var ridersTaken = 0
+        /// When the oldest of `riding` arrived.
+        var ridingSince: ContinuousClock.Instant?
+        /// Whether the timer that starts a transaction for riders left waiting is set. One at a time: a timer per rider
+        /// would cost a task and a wake-up for every acknowledged message, each found to have nothing left to do.
+        var riderTimerSet = false
         var draining = false
     }
 
@@ -41,22 +44,24 @@ final class GroupCommit: Sendable {
         self.beforeEachBatch = beforeEachBatch
     }
 
-    /// `afterCommit` gets the write's result once it is on disk, on the writer's thread, in commit order, before the
-    /// caller does.
+    /// Runs `body` in the next shared transaction and tells `whenCommitted` its result once that transaction is on disk
+    /// (or failed), on the writer's thread, in commit order. For a caller on an event loop: the writer answers it
+    /// directly, with no task started only to wait here.
     func write<T: Sendable>(
-        _ body: @escaping @Sendable (Database) throws -> T, afterCommit: @escaping @Sendable (T) -> Void = { _ in }
-    ) async throws -> T {
+        _ body: @escaping @Sendable (Database) throws -> T,
+        whenCommitted: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        submit(Job(
+            run: { db in
+                let result = Self.inSavepoint(db, body)
+                return { commitError in whenCommitted(commitError.map { .failure($0) } ?? result) }
+            },
+            fail: { whenCommitted(.failure($0)) }))
+    }
+
+    func write<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            submit(Job(
-                run: { db in
-                    let result = Self.inSavepoint(db, body)
-                    return { commitError in
-                        if let commitError { return continuation.resume(throwing: commitError) }
-                        if case .success(let value) = result { afterCommit(value) }
-                        continuation.resume(with: result)
-                    }
-                },
-                fail: { continuation.resume(throwing: $0) }))
+            write(body) { continuation.resume(with: $0) }
         }
     }
 
@@ -71,24 +76,42 @@ final class GroupCommit: Sendable {
                 return { commitError in committed(commitError == nil && (try? result.get()) != nil) }
             },
             fail: { _ in committed(false) })
-        let first: Int? = queue.withLock { queue in
+        let setsTimer = queue.withLock { queue in
             queue.riding.append(job)
-            return queue.riding.count == 1 ? queue.ridersTaken : nil
+            if queue.ridingSince == nil { queue.ridingSince = .now }
+            guard !queue.riderTimerSet else { return false }
+            queue.riderTimerSet = true
+            return true
         }
-        guard let first else { return }
+        if setsTimer { setRiderTimer(in: rideWindow) }
+    }
+
+    private func setRiderTimer(in delay: Duration) {
         Task {
-            try? await Task.sleep(for: self.rideWindow)
-            self.startDrainForRiders(unlessTakenSince: first)
+            try? await Task.sleep(for: delay)
+            self.riderTimerFired()
         }
     }
 
-    private func startDrainForRiders(unlessTakenSince taken: Int) {
-        let startsDrain = queue.withLock { queue in
-            guard queue.ridersTaken == taken, !queue.riding.isEmpty, !queue.draining else { return false }
+    /// Starts a transaction for riders that have waited `rideWindow`; for younger ones, waits until the oldest has.
+    private func riderTimerFired() {
+        enum Next { case wait(Duration), drain, nothing }
+        let next = queue.withLock { queue -> Next in
+            if let since = queue.ridingSince {
+                let waited = since.duration(to: .now)
+                if waited < rideWindow { return .wait(rideWindow - waited) }
+            }
+            queue.riderTimerSet = false
+            // A drain under way takes the riders with its next batch.
+            guard queue.ridingSince != nil, !queue.draining else { return .nothing }
             queue.draining = true
-            return true
+            return .drain
         }
-        if startsDrain { writer.asyncWriteWithoutTransaction { db in self.drain(db) } }
+        switch next {
+        case .wait(let delay): setRiderTimer(in: delay)
+        case .drain: writer.asyncWriteWithoutTransaction { db in self.drain(db) }
+        case .nothing: break
+        }
     }
 
     /// GRDB's `inSavepoint` compiles its three statements anew on every call; under load that was a measurable
@@ -128,7 +151,7 @@ final class GroupCommit: Sendable {
         while true {
             let batch = queue.withLock { queue in
                 let batch = queue.riding + queue.pending
-                if !queue.riding.isEmpty { queue.ridersTaken += 1 }
+                queue.ridingSince = nil
                 queue.pending.removeAll(keepingCapacity: true)
                 queue.riding.removeAll(keepingCapacity: true)
                 if batch.isEmpty { queue.draining = false }

@@ -128,6 +128,8 @@ final class SQLiteRelayStore: RelayStorage {
 
     func cachedDevice(id: String) -> StoredDevice? { devices.device(id: id) }
 
+    func cachedDeviceID(forToken token: String) -> String? { devices.deviceID(token: token) }
+
     func deviceID(forToken token: String) async throws -> String? {
         if let cached = devices.deviceID(token: token) { return cached }
         let id = try await pool.read { db in
@@ -157,9 +159,18 @@ final class SQLiteRelayStore: RelayStorage {
     }
 
     func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64) async throws -> EnqueueResult? {
+        try await withCheckedThrowingContinuation { continuation in
+            enqueue(outgoing, deviceID: deviceID, now: now) { continuation.resume(with: $0) }
+        }
+    }
+
+    /// Told by the group commit itself, on the writer's thread, once the message is on disk.
+    func enqueue(_ outgoing: OutgoingMessage, deviceID: String, now: Int64,
+                 whenCommitted: @escaping @Sendable (Result<EnqueueResult?, any Error>) -> Void) {
         let (data, notification) = outgoing.encodedPayload()
-        let maximumQueued = maximumQueuedPerDevice, queueBounds = queueBounds, recentSends = recentSends
-        let result = try await commits.write({ db -> EnqueueResult? in
+        let maximumQueued = maximumQueuedPerDevice
+        let (devices, queueBounds, recentSends) = (devices, queueBounds, recentSends)
+        commits.write({ db -> EnqueueResult? in
             var collapsed = 0
             if let key = outgoing.collapseKey {
                 try db.cachedStatement(sql: "DELETE FROM message WHERE device_id = ? AND collapse_key = ?")
@@ -190,14 +201,16 @@ final class SQLiteRelayStore: RelayStorage {
             message.seq = db.lastInsertedRowID
             queueBounds.inserted(deviceID: deviceID)
             return EnqueueResult(message: message, collapsed: collapsed)
-        }, afterCommit: { result in
-            if let result { recentSends.committed(result.message, deviceID: deviceID) }
+        }, whenCommitted: { result in
+            switch result {
+            case .success(let enqueued?): recentSends.committed(enqueued.message, deviceID: deviceID)
+            case .success(nil):
+                devices.forget(deviceID: deviceID)
+                queueBounds.forget(deviceID: deviceID)
+            case .failure: break
+            }
+            whenCommitted(result)
         })
-        if result == nil {
-            devices.forget(deviceID: deviceID)
-            queueBounds.forget(deviceID: deviceID)
-        }
-        return result
     }
 
     /// An `after` beyond the last message this relay delivered to the device acknowledges nothing: the device has
