@@ -29,9 +29,10 @@ extension AgentStore {
     }
 
     public func account(provider: Provider, lookupKey: String) async throws -> StoredAccount? {
-        try await pool.read { db in
-            try AccountRecord.filter(Column("provider") == provider.rawValue && Column("lookup_key") == lookupKey)
-                .fetchOne(db).map(stored)
+        try readOnThisThread { db in
+            // Every push looks its account up: compiled once per connection.
+            try AccountRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM account WHERE provider = ? AND lookup_key = ?"),
+                                       arguments: [provider.rawValue, lookupKey]).map(stored)
         }
     }
 

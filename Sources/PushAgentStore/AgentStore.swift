@@ -1,12 +1,16 @@
 import Foundation
 import GRDB
 import PushAgentCore
+import Synchronization
 
 /// The agent's state in one SQLite database (WAL): device identity, accounts, approvals, processed ids, cursor, audit.
 public final class AgentStore: Sendable {
     let pool: DatabasePool
     let sealer: SecretSealer
     let attempts: AttemptLedger
+    /// The device identity as last read or saved: every long-poll needs it, and only `saveDeviceIdentity` changes it.
+    /// `saves` counts the saves, so that a read which began before one does not put back what it replaced.
+    private let knownDevice = Mutex<(identity: DeviceIdentity?, isKnown: Bool, saves: Int)>((nil, false, 0))
 
     /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600. Secrets
     /// are sealed with `sealingKey`, or without one with the key file in `directory` (made on first use). A store
@@ -43,21 +47,38 @@ public final class AgentStore: Sendable {
         for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
     }
 
+    /// A read of a few rows that every push makes, on the calling thread: the async `read` hands it to a reader's
+    /// queue and back, two thread switches that cost more than such a read itself. SQLite's WAL readers never wait
+    /// for the writer, so the thread is held for microseconds.
+    func readOnThisThread<T>(_ value: (Database) throws -> T) throws -> T {
+        try pool.read(value)
+    }
+
     // MARK: Device identity and relay cursor
 
     public func deviceIdentity() async throws -> DeviceIdentity? {
-        try await pool.read { db in
+        let (known, saves) = knownDevice.withLock { state -> (DeviceIdentity??, Int) in
+            (state.isKnown ? .some(state.identity) : nil, state.saves)
+        }
+        if let known { return known }
+        let identity = try await pool.read { db in
             try DeviceRecord.fetchOne(db).map {
                 DeviceIdentity(relayURL: $0.relayUrl, deviceId: $0.deviceId, token: $0.token,
                                secret: try sealer.open($0.secret, context: SealedColumn.deviceSecret),
                                registeredAt: $0.registeredAt)
             }
         }
+        knownDevice.withLock { if $0.saves == saves { $0 = (identity, true, saves) } }
+        return identity
     }
 
     /// Stores a new registration, resetting the cursor (a new device starts at seq 0).
     /// With `markAccountsForTokenUpdate`, every account is flagged so its provider is told of the new token.
     public func saveDeviceIdentity(_ identity: DeviceIdentity, markAccountsForTokenUpdate: Bool) async throws {
+        // Before and after: a read between the two may have kept what the write replaces.
+        let forget = { self.knownDevice.withLock { $0 = (nil, false, $0.saves + 1) } }
+        forget()
+        defer { forget() }
         try await pool.write { db in
             try DeviceRecord(relayUrl: identity.relayURL, deviceId: identity.deviceId, token: identity.token,
                              secret: try sealer.seal(identity.secret, context: SealedColumn.deviceSecret),
@@ -70,14 +91,12 @@ public final class AgentStore: Sendable {
     }
 
     public func cursor() async throws -> Int64 {
-        try await pool.read { db in try Int64.fetchOne(db, sql: "SELECT cursor FROM device") ?? 0 }
+        try readOnThisThread { db in try Int64.fetchOne(db.cachedStatement(sql: "SELECT cursor FROM device")) ?? 0 }
     }
 
     /// Advances the cursor past a message that needed no processing (e.g. an empty or skipped batch).
     public func advanceCursor(to seq: Int64) async throws {
-        try await pool.write { db in
-            try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
-        }
+        try await pool.write { db in try Self.advanceCursor(to: seq, db) }
     }
 
     /// Starts the cursor over at 0, for a relay whose sequence numbers went backwards: everything it still holds is
@@ -93,7 +112,17 @@ public final class AgentStore: Sendable {
     }
 
     public func isProcessed(_ source: MessageSource) async throws -> Bool {
-        try await pool.read { db in try ProcessedMessageRecord.exists(db, key: source.processedKey) }
+        try readOnThisThread { db in try Self.isProcessed(source, db) }
+    }
+
+    // Every push runs these, so they are compiled once per connection rather than on each call.
+    private static func isProcessed(_ source: MessageSource, _ db: Database) throws -> Bool {
+        try Bool.fetchOne(db.cachedStatement(sql: "SELECT EXISTS (SELECT 1 FROM processed_message WHERE relay_message_id = ?)"),
+                          arguments: [source.processedKey]) ?? false
+    }
+
+    private static func advanceCursor(to seq: Int64, _ db: Database) throws {
+        try db.cachedStatement(sql: "UPDATE device SET cursor = MAX(cursor, ?)").execute(arguments: [seq])
     }
 
     /// Commits one relay message's effect, its processed id and the cursor in ONE transaction (docs/design.md §2 step 4).
@@ -127,9 +156,9 @@ public final class AgentStore: Sendable {
         let (source, result, provider) = (message.source, message.result, message.provider)
         func advanceCursor() throws {
             guard case .relay(_, let seq) = source else { return }
-            try db.execute(sql: "UPDATE device SET cursor = MAX(cursor, ?)", arguments: [seq])
+            try Self.advanceCursor(to: seq, db)
         }
-        if try ProcessedMessageRecord.exists(db, key: source.processedKey) {
+        if try isProcessed(source, db) {
             try advanceCursor()
             return .duplicate(existingApprovalId: nil)
         }
@@ -163,7 +192,7 @@ public final class AgentStore: Sendable {
     private static func insert(_ draft: ApprovalDraft, budget: PushBudget, now: Date, _ db: Database) throws
         -> MessageOutcome {
         if let existing = try String.fetchOne(
-            db, sql: "SELECT id FROM approval WHERE provider = ? AND dedupe_key = ?",
+            db.cachedStatement(sql: "SELECT id FROM approval WHERE provider = ? AND dedupe_key = ?"),
             arguments: [draft.provider.rawValue, draft.dedupeKey]) {
             return .duplicate(existingApprovalId: existing)
         }

@@ -102,39 +102,76 @@ struct PushBench: AsyncParsableCommand {
 
 /// Counts `approval.created` events from the daemon's event stream, and notes when each arrived.
 final class CreatedCounter: Sendable {
-    private final class Arrivals: Sendable {
-        let instants = Mutex<[ContinuousClock.Instant]>([])
+    private struct Arrivals {
+        var instants: [ContinuousClock.Instant] = []
+        var waiters: [Waiter] = []
+        var waitsStarted = 0
     }
 
-    private let arrivals = Arrivals()
+    private struct Waiter {
+        var number: Int
+        var id: Int
+        var continuation: CheckedContinuation<ContinuousClock.Instant, any Error>
+    }
+
+    /// A class, so that the stream's reading task can hold it.
+    private final class Shared: Sendable {
+        let arrivals = Mutex(Arrivals())
+    }
+
+    private let shared = Shared()
     private let task: Task<Void, Never>
 
     init(client: ControlClient) async throws {
         let events = try await client.events()
-        let arrivals = self.arrivals
+        let shared = self.shared
         task = Task {
             do {
                 for try await event in events where event.type == .approvalCreated {
                     let now = ContinuousClock.now
-                    arrivals.instants.withLock { $0.append(now) }
+                    let due = shared.arrivals.withLock { arrivals in
+                        arrivals.instants.append(now)
+                        let count = arrivals.instants.count
+                        let due = arrivals.waiters.filter { $0.number <= count }
+                        arrivals.waiters.removeAll { $0.number <= count }
+                        return due.map { ($0.continuation, arrivals.instants[$0.number - 1]) }
+                    }
+                    for (continuation, instant) in due { continuation.resume(returning: instant) }
                 }
             } catch {}
         }
     }
 
-    var count: Int { arrivals.instants.withLock { $0.count } }
+    var count: Int { shared.arrivals.withLock { $0.instants.count } }
 
-    /// When the `number`th event arrived, as the stream's reader took it: the waiter's own wake-up is not in the
-    /// figure, so it can look every millisecond instead of spinning (a 0.1 ms poll took a quarter of a core from the
-    /// programs measured on a 2-core machine).
+    /// When the `number`th event arrived, as the stream's reader took it. The waiter is woken by that reader rather
+    /// than looking on a timer: even a look every millisecond took CPU from the programs measured on a 2-core machine.
     func arrival(of number: Int, timeout: Duration = .seconds(10)) async throws -> ContinuousClock.Instant {
-        let deadline = ContinuousClock.now + timeout
-        while true {
-            let last = ContinuousClock.now >= deadline
-            if let arrived = arrivals.instants.withLock({ $0.count >= number ? $0[number - 1] : nil }) { return arrived }
-            if last { throw HarnessError("only \(count) of \(number) approvals appeared") }
-            try await Task.sleep(for: .milliseconds(1))
+        let id = shared.arrivals.withLock { arrivals in
+            arrivals.waitsStarted += 1
+            return arrivals.waitsStarted
         }
+        let timer = Task { [weak self] in
+            try await Task.sleep(for: timeout)
+            self?.giveUp(waiter: id)
+        }
+        defer { timer.cancel() }
+        return try await withCheckedThrowingContinuation { continuation in
+            let arrived = shared.arrivals.withLock { arrivals -> ContinuousClock.Instant? in
+                if arrivals.instants.count >= number { return arrivals.instants[number - 1] }
+                arrivals.waiters.append(Waiter(number: number, id: id, continuation: continuation))
+                return nil
+            }
+            if let arrived { continuation.resume(returning: arrived) }
+        }
+    }
+
+    private func giveUp(waiter id: Int) {
+        let (waiter, count) = shared.arrivals.withLock { arrivals in
+            let index = arrivals.waiters.firstIndex { $0.id == id }
+            return (index.map { arrivals.waiters.remove(at: $0) }, arrivals.instants.count)
+        }
+        waiter?.continuation.resume(throwing: HarnessError("only \(count) of \(waiter?.number ?? 0) approvals appeared"))
     }
 
     deinit { task.cancel() }

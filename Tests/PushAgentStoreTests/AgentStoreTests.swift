@@ -31,6 +31,24 @@ struct AgentStoreTests {
                                                           registeredAt: Date()), markAccountsForTokenUpdate: false)
     }
 
+    /// Every long-poll asks for the device identity, which the store now keeps in memory: a new registration must
+    /// replace it at once, reads racing the registration included, and what it keeps is what the database holds.
+    @Test func theDeviceIdentityKeptInMemoryFollowsEveryRegistration() async throws {
+        let (store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(try await store.deviceIdentity() == nil)
+        for number in 1...20 {
+            let identity = DeviceIdentity(relayURL: "http://r\(number)", deviceId: "d\(number)", token: "t\(number)",
+                                          secret: "s\(number)", registeredAt: Date(timeIntervalSince1970: Double(number)))
+            async let racing = store.deviceIdentity()
+            try await store.saveDeviceIdentity(identity, markAccountsForTokenUpdate: false)
+            _ = try await racing
+            #expect(try await store.deviceIdentity() == identity, "after registration \(number)")
+        }
+        let reopened = try AgentStore(directory: directory)
+        #expect(try await reopened.deviceIdentity() == store.deviceIdentity())
+    }
+
     @Test func aTokenUpdateForATokenReplacedMeanwhileLeavesTheAccountFlagged() async throws {
         let (store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(atPath: directory) }

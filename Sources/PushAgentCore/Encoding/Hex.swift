@@ -31,12 +31,12 @@ public enum Hex {
     }
 }
 
-extension DataProtocol {
-    /// Lowercase hex without a prefix.
+extension Sequence<UInt8> {
+    /// Lowercase hex without a prefix: bytes, and digests as they are stored.
     public var hex: String {
         let digits = Array("0123456789abcdef".utf8)
         var text = [UInt8]()
-        text.reserveCapacity(count * 2)
+        text.reserveCapacity(underestimatedCount * 2)
         for byte in self {
             text.append(digits[Int(byte >> 4)])
             text.append(digits[Int(byte & 0x0F)])

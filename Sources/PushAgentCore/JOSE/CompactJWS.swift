@@ -24,11 +24,13 @@ enum CompactJWS {
         guard algorithm == expected else { throw .algorithmNotAllowed(algorithm ?? "none given", allowed: expected) }
     }
 
-    /// The payload as JSON, NOT verified: only for routing (which key to verify with), never to trust a value.
-    static func unverifiedPayload(of token: String) throws(JWSError) -> [String: JSONValue] {
+    /// The payload's claims that `Claims` names, NOT verified: only for routing (which key to verify with), never to
+    /// trust a value.
+    static func unverifiedPayload<Claims: Decodable>(of token: String, as: Claims.Type) throws(JWSError) -> Claims {
         let segments = try segments(of: token)
-        guard let payload = decodeObject(segments[1]) else { throw .malformed("the JWT payload is not base64url JSON") }
-        return payload
+        guard let data = LenientBase64.decode(segments[1]) else { throw .malformed("the JWT payload is not base64url JSON") }
+        do { return try JSONDecoder().decode(Claims.self, from: data) }
+        catch { throw .malformed("the JWT payload is not a base64url JSON object") }
     }
 
     private static func segments(of token: String) throws(JWSError) -> [Substring] {

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PushAgentCore
 
 /// The key-encryption key that seals the store's secrets (`SecretSealer`), and where it came from.
 public struct SealingKey: Sendable {
@@ -26,7 +27,7 @@ public struct SealingKey: Sendable {
     /// from another machine, a lost credential) is refused before anything is read or written.
     public var id: String {
         let digest = SHA256.hash(data: Data("pushagent sealing key id".utf8) + key.withUnsafeBytes { Data($0) })
-        return digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        return digest.prefix(16).hex
     }
 
     init(key: SymmetricKey, source: Source, unwrittenKeyFile: String? = nil) {

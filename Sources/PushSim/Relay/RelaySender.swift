@@ -11,14 +11,18 @@ struct RelaySender: Sendable {
         var description: String
     }
 
+    private static let encoder = {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }()
+
     func send(token: String, data: [String: String], ttlSeconds: Int) async throws(Failure) {
-        let message: [String: Any] = [
-            "token": token, "data": data, "android": ["priority": "HIGH", "ttl": "\(ttlSeconds)s"],
-        ]
+        let send = SendBody(message: .init(token: token, data: data, android: .init(ttl: "\(ttlSeconds)s")))
         let url = relayURL.trimmingSuffix("/") + "/v1/projects/\(project)/messages:send"
         let response: HTTPResponse
         do {
-            let body = try JSONSerialization.data(withJSONObject: ["message": message], options: [.sortedKeys])
+            let body = try Self.encoder.encode(send)
             response = try await CurlHTTPClient.shared.send(HTTPRequest(
                 method: "POST", url: url,
                 headers: [(name: "Authorization", value: "Bearer \(senderKey)"),
@@ -31,6 +35,22 @@ struct RelaySender: Sendable {
             throw Failure(description: "the relay refused the push: HTTP \(response.status) \(response.text)")
         }
     }
+}
+
+/// FCM HTTP v1's send body, typed: `JSONSerialization` of a dictionary of `Any` cost pushsim a sixth of its CPU per push.
+private struct SendBody: Encodable {
+    struct Message: Encodable {
+        struct Android: Encodable {
+            var priority = "HIGH"
+            var ttl: String
+        }
+
+        var token: String
+        var data: [String: String]
+        var android: Android
+    }
+
+    var message: Message
 }
 
 extension String {

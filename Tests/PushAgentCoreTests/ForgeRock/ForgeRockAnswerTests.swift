@@ -27,7 +27,7 @@ import Testing
         let claims = try await ForgeRockServer.verifyAnswer(body.jwt, secret: FRVectors.authSecret,
                                                             challenge: LenientBase64.decode(FRVectors.authChallenge)!)
         #expect(claims.response == FRVectors.authResponse)
-        return (request, claims, try CompactJWS.unverifiedPayload(of: body.jwt))
+        return (request, claims, try CompactJWS.unverifiedPayload(of: body.jwt, as: [String: JSONValue].self))
     }
 
     @Test func approve() async throws {

@@ -74,7 +74,7 @@ import Testing
         #expect(try ForgeRockPush.peek(Self.data(FRVectors.msg3Default)).mechanismUid == FRVectors.msg3UID)
         // The challenge message's payload segment contains `_` (base64url): it must decode all nine claims.
         #expect(FRVectors.msg3Challenge.split(separator: ".")[1].contains("_"))
-        let payload = try CompactJWS.unverifiedPayload(of: FRVectors.msg3Challenge)
+        let payload = try CompactJWS.unverifiedPayload(of: FRVectors.msg3Challenge, as: [String: JSONValue].self)
         #expect(payload.count == 9)
         #expect(payload["m"] == .string("Did you try to login?"))
         #expect(payload["n"] == .string("50,62,89"))
@@ -110,6 +110,21 @@ import Testing
         for token in [FRVectors.negMissingU, FRVectors.negMissingC] {
             #expect(throws: PushRejection.self) { try ForgeRockPush.peek(Self.data(token, messageId: FRVectors.negMessageId)) }
         }
+        // A mechanism id that is not a string, or a payload that is no object, names no account.
+        func unsigned(_ payload: String) -> String {
+            func segment(_ text: String) -> String {
+                Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                    .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+            }
+            return segment(#"{"alg":"HS256","typ":"JWT"}"#) + "." + segment(payload) + ".c2ln"
+        }
+        for payload in [#"{"u":5,"c":"Y2hhbGxlbmdl"}"#, #"["u","c"]"#, #"{"u":"","c":"Y2hhbGxlbmdl"}"#] {
+            #expect(throws: PushRejection.self, "\(payload)") {
+                try ForgeRockPush.peek(Self.data(unsigned(payload), messageId: FRVectors.negMessageId))
+            }
+        }
+        #expect(try ForgeRockPush.peek(Self.data(unsigned(#"{"u":"mech","c":"Y2hhbGxlbmdl","x":[1,{"y":null}]}"#),
+                                                 messageId: FRVectors.negMessageId)).mechanismUid == "mech")
         // test_07 / test_09 (no `l` / no `t`) are acceptable under our rules (protocols.md §1.8.3).
         for token in [FRVectors.negMissingL, FRVectors.negMissingT] {
             #expect(try ForgeRockPush.peek(Self.data(token, messageId: FRVectors.negMessageId)).mechanismUid == FRVectors.negUID)

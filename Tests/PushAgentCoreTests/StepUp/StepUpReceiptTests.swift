@@ -30,7 +30,7 @@ struct StepUpReceiptTests {
         #expect(header["alg"]?.stringValue == "ES256")
         #expect(header["typ"]?.stringValue == "pushagent-stepup+jwt")
         #expect(header["kid"]?.stringValue == key.publicJWK.kid)
-        let payload = try CompactJWS.unverifiedPayload(of: token)
+        let payload = try CompactJWS.unverifiedPayload(of: token, as: [String: JSONValue].self)
         #expect(payload["jti"]?.stringValue == "apr_abc" && payload["business_number"]?.stringValue == "BN-1")
         let verified = try await StepUpReceipt.verify(token, keys: JWKSet(keys: [key.publicJWK]), businessNumber: "BN-1",
                                                       audience: "https://api.example", now: Self.during)

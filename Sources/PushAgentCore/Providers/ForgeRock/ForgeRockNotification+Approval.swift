@@ -22,7 +22,7 @@ extension ForgeRockNotification {
     /// The replay key: the signed challenge, random per sign-in, and not the unsigned `messageId`, so the same JWT
     /// resent under another message id is still one approval.
     public var dedupeKey: String {
-        "challenge:" + SHA256.hash(data: Data(challenge.utf8)).hexadecimal
+        "challenge:" + SHA256.hash(data: Data(challenge.utf8)).hex
     }
 
     /// AM sends `{"location": {"latitude": 49.22, "longitude": -123.11}}`; shown as "49.22, -123.11".

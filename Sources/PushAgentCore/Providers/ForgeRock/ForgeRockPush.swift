@@ -10,19 +10,35 @@ public enum ForgeRockPush {
     /// secret to pass to `verify`.
     public static func peek(_ data: [String: String]) throws(PushRejection) -> (messageId: String, mechanismUid: String) {
         let (messageId, token) = try fields(of: data)
-        let payload: [String: JSONValue]
+        let payload: PeekedClaims
         do {
-            payload = try CompactJWS.unverifiedPayload(of: token)
+            payload = try CompactJWS.unverifiedPayload(of: token, as: PeekedClaims.self)
         } catch {
             throw PushRejection(.malformed, "ForgeRock message: \(error)")
         }
-        guard case .string(let uid)? = payload["u"], !uid.isEmpty else {
+        guard let uid = payload.mechanismUid, !uid.isEmpty else {
             throw PushRejection(.malformed, "ForgeRock message: claim 'u' (mechanism id) is missing")
         }
-        guard payload["c"] != nil else {
+        guard payload.hasChallenge else {
             throw PushRejection(.malformed, "ForgeRock message: claim 'c' (challenge) is missing")
         }
         return (messageId, uid)
+    }
+
+    /// What `peek` reads: the mechanism id, and whether a challenge is there. Decoding only these, not the whole
+    /// payload as generic JSON, is most of what a peek cost.
+    private struct PeekedClaims: Decodable {
+        var mechanismUid: String?
+        var hasChallenge: Bool
+
+        private enum CodingKeys: String, CodingKey { case u, c }
+
+        init(from decoder: any Decoder) throws {
+            let claims = try decoder.container(keyedBy: CodingKeys.self)
+            // Not a string is as good as missing: no account has it.
+            mechanismUid = try? claims.decodeIfPresent(String.self, forKey: .u)
+            hasChallenge = claims.contains(.c)
+        }
     }
 
     /// Verifies the JWT (HS256 only, signature before any claim is read) and decodes it. Expired pushes are refused.

@@ -66,11 +66,6 @@ public struct PlusAuthBinding: Codable, Sendable, Equatable {
         let parts = [machineID, configuredIdentity].map { $0?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "" }
         guard parts.contains(where: { !$0.isEmpty }) else { return nil }
         let input = Data((["pushagent-binding-v1"] + parts).joined(separator: "\u{0}").utf8)
-        return SHA256.hash(data: input).hexadecimal
+        return SHA256.hash(data: input).hex
     }
-}
-
-extension SHA256.Digest {
-    /// Lowercase hex, as digests are stored.
-    var hexadecimal: String { map { String(format: "%02x", $0) }.joined() }
 }

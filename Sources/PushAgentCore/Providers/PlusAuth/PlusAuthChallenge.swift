@@ -39,7 +39,7 @@ public struct PlusAuthChallenge: Codable, Sendable, Equatable {
     /// re-sent or re-signed context of the same sign-in is one approval. Hashed, because the token is a credential
     /// and the key is stored and compared in the clear.
     public var dedupeKey: String {
-        SHA256.hash(data: Data(contextToken.utf8)).hexadecimal
+        SHA256.hash(data: Data(contextToken.utf8)).hex
     }
 
     /// Default JSON coding strategies, so `init(answerContext:)` (or a plain `JSONDecoder`) reads it back.
