@@ -8,6 +8,8 @@ public final class AgentStore: Sendable {
     let pool: DatabasePool
     let sealer: SecretSealer
     let attempts: AttemptLedger
+    /// A read-only connection of its own for the reads every push makes (`readOnThisThread`).
+    private let pushReader: DatabaseQueue
     /// The device identity as last read or saved: every long-poll needs it, and only `saveDeviceIdentity` changes it.
     /// `saves` counts the saves, so that a read which began before one does not put back what it replaced.
     private let knownDevice = Mutex<(identity: DeviceIdentity?, isKnown: Bool, saves: Int)>((nil, false, 0))
@@ -44,14 +46,20 @@ public final class AgentStore: Sendable {
         try Schema.migrator.migrate(pool)
         try Self.prepareSealing(pool, sealer, path: path)
         attempts = try AttemptLedger(path: directory + "/ingest-attempts")
+        var readOnly = Configuration()
+        readOnly.readonly = true
+        readOnly.busyMode = .timeout(5)
+        pushReader = try DatabaseQueue(path: path, configuration: readOnly)
         for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
     }
 
     /// A read of a few rows that every push makes, on the calling thread: the async `read` hands it to a reader's
-    /// queue and back, two thread switches that cost more than such a read itself. SQLite's WAL readers never wait
-    /// for the writer, so the thread is held for microseconds.
+    /// queue and back, two thread switches that cost more than such a read itself. Through a connection of its own,
+    /// not the pool's: the pool's async reads keep their reader across suspensions, so a thread blocked here waiting
+    /// for one of them could be the thread that read needs to give it back. A WAL reader does not wait for the
+    /// writer, so the thread is held for the read alone.
     func readOnThisThread<T>(_ value: (Database) throws -> T) throws -> T {
-        try pool.read(value)
+        try pushReader.read(value)
     }
 
     // MARK: Device identity and relay cursor

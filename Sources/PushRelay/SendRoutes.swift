@@ -58,8 +58,8 @@ struct SendRoutes: Sendable {
     }
 
     /// The commonest send, taken from the connection's event loop to the store and answered when its commit is on
-    /// disk, with no task in between: a static sender key of the project, a device the relay knows by its token without
-    /// a read, a body that parses. Anything else, a refusal included, is `send`'s, which says why.
+    /// disk (or refused there), with no task in between: a static sender key of the project, a device the relay knows
+    /// by its token without a read, a body that parses. Any other send is `send`'s, which says what it refuses.
     private func sendFromEventLoop(_ request: RelayRequest) -> RelayRouter.ImmediateOutcome {
         let project = request.parameters["project"] ?? ""
         guard let credential = bearerCredential(request),
@@ -77,10 +77,7 @@ struct SendRoutes: Sendable {
                     response = try accepted(try result.mapError(Self.sendFailure).get(), deviceID: deviceID,
                                             project: project, request)
                 } catch {
-                    do { response = try answer(failure: error) } catch {
-                        request.logger.error("\(request.head.method) \(request.head.path ?? "") failed: \(error)")
-                        response = .internalError
-                    }
+                    response = (try? answer(failure: error)) ?? request.internalError(error)
                 }
                 request.responder.send(response)
             }

@@ -106,6 +106,8 @@ final class CreatedCounter: Sendable {
         var instants: [ContinuousClock.Instant] = []
         var waiters: [Waiter] = []
         var waitsStarted = 0
+        /// Waits whose timeout came before they were in `waiters`.
+        var givenUp: Set<Int> = []
     }
 
     private struct Waiter {
@@ -157,21 +159,29 @@ final class CreatedCounter: Sendable {
         }
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
-            let arrived = shared.arrivals.withLock { arrivals -> ContinuousClock.Instant? in
-                if arrivals.instants.count >= number { return arrivals.instants[number - 1] }
+            let arrived = shared.arrivals.withLock { arrivals -> Result<ContinuousClock.Instant, HarnessError>? in
+                if arrivals.instants.count >= number { return .success(arrivals.instants[number - 1]) }
+                if arrivals.givenUp.remove(id) != nil { return .failure(Self.tooFew(arrivals.instants.count, of: number)) }
                 arrivals.waiters.append(Waiter(number: number, id: id, continuation: continuation))
                 return nil
             }
-            if let arrived { continuation.resume(returning: arrived) }
+            if let arrived { continuation.resume(with: arrived) }
         }
     }
 
     private func giveUp(waiter id: Int) {
-        let (waiter, count) = shared.arrivals.withLock { arrivals in
-            let index = arrivals.waiters.firstIndex { $0.id == id }
-            return (index.map { arrivals.waiters.remove(at: $0) }, arrivals.instants.count)
+        let (waiter, count) = shared.arrivals.withLock { arrivals -> (Waiter?, Int) in
+            guard let index = arrivals.waiters.firstIndex(where: { $0.id == id }) else {
+                arrivals.givenUp.insert(id)
+                return (nil, 0)
+            }
+            return (arrivals.waiters.remove(at: index), arrivals.instants.count)
         }
-        waiter?.continuation.resume(throwing: HarnessError("only \(count) of \(waiter?.number ?? 0) approvals appeared"))
+        if let waiter { waiter.continuation.resume(throwing: Self.tooFew(count, of: waiter.number)) }
+    }
+
+    private static func tooFew(_ count: Int, of number: Int) -> HarnessError {
+        HarnessError("only \(count) of \(number) approvals appeared")
     }
 
     deinit { task.cancel() }

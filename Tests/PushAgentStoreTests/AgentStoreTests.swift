@@ -49,6 +49,27 @@ struct AgentStoreTests {
         #expect(try await reopened.deviceIdentity() == store.deviceIdentity())
     }
 
+    /// The reads every push makes block their thread for the read itself, never for the pool's readers: async reads
+    /// keep those across suspensions, and a pool thread blocked waiting for one could be the thread that gives it back.
+    @Test func aPushsReadsDoNotWaitForThePoolsReaders() async throws {
+        let (store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await register(store)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<store.pool.configuration.maximumReaderCount {
+                group.addTask { try await store.pool.read { _ in Thread.sleep(forTimeInterval: 3) } }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            let asked = ContinuousClock.now
+            #expect(try await store.cursor() == 0)
+            #expect(try await store.isProcessed(.relay(id: "m", seq: 1)) == false)
+            #expect(try await store.account(provider: .forgerock, lookupKey: "none") == nil)
+            let waited = ContinuousClock.now - asked
+            #expect(waited < .seconds(2), "answered after \(waited), when the pool's readers were free again")
+            try await group.waitForAll()
+        }
+    }
+
     @Test func aTokenUpdateForATokenReplacedMeanwhileLeavesTheAccountFlagged() async throws {
         let (store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(atPath: directory) }

@@ -158,13 +158,11 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
             case .waiting: return
             case .needsHandler, nil: break
             }
-            let logger = logger
             Task {
                 do {
                     if let response = try await route.handler(request) { responder.send(response) }
                 } catch {
-                    logger.error("\(head.method) \(head.path ?? "") failed: \(error)")
-                    responder.send(.internalError)
+                    responder.send(request.internalError(error))
                 }
             }
         }

@@ -16,6 +16,12 @@ struct RelayRequest: Sendable {
 
     var headers: HTTPFields { head.headerFields }
 
+    /// The answer to a request whose route failed in a way it has no answer for, logged here with what failed.
+    func internalError(_ error: any Error) -> RelayResponse {
+        logger.error("\(head.method) \(head.path ?? "") failed: \(error)")
+        return .internalError
+    }
+
     /// The query's parameters, percent-decoded; the first of a repeated name counts.
     var query: [String: String] {
         guard let path = head.path, let start = path.firstIndex(of: "?") else { return [:] }
@@ -55,7 +61,7 @@ struct RelayResponse: Sendable {
         return .init(status: status, headers: headers, body: ByteBuffer(string: text))
     }
 
-    /// For a request whose route failed in a way it has no answer for; the failure is logged where it happened.
+    /// For a request whose route failed in a way it has no answer for (`RelayRequest.internalError`).
     static let internalError = text(.internalServerError, "the relay could not answer this request; its log says why\n")
 
     /// A JSON answer already written out (by `JSONText`, on the hot paths, rather than by an encoder).

@@ -7,8 +7,8 @@ import Synchronization
 /// message and takes it from memory rather than from a read (a query and a hand-off to a reader less per delivered
 /// message). This holds only while this process is the database's one writer, which `RelayServer`'s lock ensures.
 ///
-/// Recorded after the commit, in commit order, on the writer's thread (`GroupCommit.write`'s `afterCommit`), so
-/// before the send wakes the poll. A poll's read that finds nothing beyond its cursor tells the same of a device's
+/// Recorded after the commit, in commit order, on the writer's thread (in `SQLiteRelayStore.enqueue`'s
+/// `whenCommitted`, before the send is told), so before the send wakes the poll. A poll's read that finds nothing beyond its cursor tells the same of a device's
 /// first send since the start (`nothingLive(beyond:)`): the first message to an idle device is taken from memory too.
 ///
 /// It also keeps how far the device acknowledged and what it was handed, so that the poll acknowledging the message
