@@ -10,9 +10,10 @@ public final class AgentStore: Sendable {
     let attempts: AttemptLedger
     /// A read-only connection of its own for the reads every push makes (`readOnThisThread`).
     private let pushReader: DatabaseQueue
-    /// The device identity as last read or saved: every long-poll needs it, and only `saveDeviceIdentity` changes it.
-    /// `saves` counts the saves, so that a read which began before one does not put back what it replaced.
-    private let knownDevice = Mutex<(identity: DeviceIdentity?, isKnown: Bool, saves: Int)>((nil, false, 0))
+    /// The device identity as last read (nil: not read since a save; `.some(nil)`: there is none): every long-poll needs
+    /// it, and only `saveDeviceIdentity` changes it. `saves` counts the saves, so that a read which began before one
+    /// does not put back what it replaced.
+    private let knownDevice = Mutex<(identity: DeviceIdentity??, saves: Int)>((nil, 0))
 
     /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600. Secrets
     /// are sealed with `sealingKey`, or without one with the key file in `directory` (made on first use). A store
@@ -65,9 +66,7 @@ public final class AgentStore: Sendable {
     // MARK: Device identity and relay cursor
 
     public func deviceIdentity() async throws -> DeviceIdentity? {
-        let (known, saves) = knownDevice.withLock { state -> (DeviceIdentity??, Int) in
-            (state.isKnown ? .some(state.identity) : nil, state.saves)
-        }
+        let (known, saves) = knownDevice.withLock { $0 }
         if let known { return known }
         let identity = try await pool.read { db in
             try DeviceRecord.fetchOne(db).map {
@@ -76,7 +75,7 @@ public final class AgentStore: Sendable {
                                registeredAt: $0.registeredAt)
             }
         }
-        knownDevice.withLock { if $0.saves == saves { $0 = (identity, true, saves) } }
+        knownDevice.withLock { if $0.saves == saves { $0.identity = .some(identity) } }
         return identity
     }
 
@@ -84,7 +83,7 @@ public final class AgentStore: Sendable {
     /// With `markAccountsForTokenUpdate`, every account is flagged so its provider is told of the new token.
     public func saveDeviceIdentity(_ identity: DeviceIdentity, markAccountsForTokenUpdate: Bool) async throws {
         // Before and after: a read between the two may have kept what the write replaces.
-        let forget = { self.knownDevice.withLock { $0 = (nil, false, $0.saves + 1) } }
+        let forget = { self.knownDevice.withLock { $0 = (nil, $0.saves + 1) } }
         forget()
         defer { forget() }
         try await pool.write { db in

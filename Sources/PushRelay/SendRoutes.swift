@@ -38,7 +38,8 @@ struct SendRoutes: Sendable {
         .json(.ok, JSONText.object(["name": "projects/\(project)/messages/\(messageID)"]))
     }
 
-    private func send(_ request: RelayRequest) async throws -> RelayResponse {
+    /// Nil once the message is handed to the store, which answers through the request's responder.
+    private func send(_ request: RelayRequest) async throws -> RelayResponse? {
         let project = request.parameters["project"] ?? ""
         try await authorize(request, project: String(project))
         let send = try Self.parse(request)
@@ -47,13 +48,8 @@ struct SendRoutes: Sendable {
         case .answered(let response):
             return response
         case .enqueue(let outgoing):
-            let enqueued: EnqueueResult?
-            do {
-                enqueued = try await store.enqueue(outgoing, deviceID: deviceID, now: nowMilliseconds())
-            } catch {
-                throw Self.sendFailure(error)
-            }
-            return try accepted(enqueued, deviceID: deviceID, project: project, request)
+            enqueue(outgoing, deviceID: deviceID, project: project, request)
+            return nil
         }
     }
 
@@ -71,17 +67,23 @@ struct SendRoutes: Sendable {
         case .answered(let response):
             return .answered(response)
         case .enqueue(let outgoing):
-            store.enqueue(outgoing, deviceID: deviceID, now: nowMilliseconds()) { result in
-                let response: RelayResponse
-                do {
-                    response = try accepted(try result.mapError(Self.sendFailure).get(), deviceID: deviceID,
-                                            project: project, request)
-                } catch {
-                    response = (try? answer(failure: error)) ?? request.internalError(error)
-                }
-                request.responder.send(response)
-            }
+            enqueue(outgoing, deviceID: deviceID, project: project, request)
             return .waiting
+        }
+    }
+
+    /// Stores an admitted message and answers its send once the store has: on SQLite from the writer, once the message
+    /// is on disk.
+    private func enqueue(_ outgoing: OutgoingMessage, deviceID: String, project: Substring, _ request: RelayRequest) {
+        store.enqueue(outgoing, deviceID: deviceID, now: nowMilliseconds()) { result in
+            let response: RelayResponse
+            do {
+                response = try accepted(try result.mapError(Self.sendFailure).get(), deviceID: deviceID,
+                                        project: project, request)
+            } catch {
+                response = (try? answer(failure: error)) ?? request.internalError(error)
+            }
+            request.responder.send(response)
         }
     }
 

@@ -13,7 +13,9 @@ enum CompactJWS {
     /// The protected header as JSON, read before verification to pick the key and pin `alg`/`typ`.
     static func header(of token: String) throws(JWSError) -> [String: JSONValue] {
         let segments = try segments(of: token)
-        guard let header = decodeObject(segments[0]) else { throw .malformed("the JWT header is not base64url JSON") }
+        guard let header = decode(segments[0], as: [String: JSONValue].self) else {
+            throw .malformed("the JWT header is not base64url JSON")
+        }
         return header
     }
 
@@ -27,10 +29,10 @@ enum CompactJWS {
     /// The payload's claims that `Claims` names, NOT verified: only for routing (which key to verify with), never to
     /// trust a value.
     static func unverifiedPayload<Claims: Decodable>(of token: String, as: Claims.Type) throws(JWSError) -> Claims {
-        let segments = try segments(of: token)
-        guard let data = LenientBase64.decode(segments[1]) else { throw .malformed("the JWT payload is not base64url JSON") }
-        do { return try JSONDecoder().decode(Claims.self, from: data) }
-        catch { throw .malformed("the JWT payload is not a base64url JSON object") }
+        guard let claims = decode(try segments(of: token)[1], as: Claims.self) else {
+            throw .malformed("the JWT payload is not a base64url JSON object")
+        }
+        return claims
     }
 
     private static func segments(of token: String) throws(JWSError) -> [Substring] {
@@ -41,11 +43,8 @@ enum CompactJWS {
         return segments
     }
 
-    private static func decodeObject(_ segment: Substring) -> [String: JSONValue]? {
-        guard let data = LenientBase64.decode(segment),
-              case .object(let object)? = try? JSONDecoder().decode(JSONValue.self, from: data)
-        else { return nil }
-        return object
+    private static func decode<Value: Decodable>(_ segment: Substring, as: Value.Type) -> Value? {
+        LenientBase64.decode(segment).flatMap { try? JSONDecoder().decode(Value.self, from: $0) }
     }
 }
 

@@ -8,8 +8,9 @@ import Synchronization
 /// message). This holds only while this process is the database's one writer, which `RelayServer`'s lock ensures.
 ///
 /// Recorded after the commit, in commit order, on the writer's thread (in `SQLiteRelayStore.enqueue`'s
-/// `whenCommitted`, before the send is told), so before the send wakes the poll. A poll's read that finds nothing beyond its cursor tells the same of a device's
-/// first send since the start (`nothingLive(beyond:)`): the first message to an idle device is taken from memory too.
+/// `whenCommitted`, before the send is told), so before the send wakes the poll. A poll's read that finds nothing
+/// beyond its cursor tells the same of a device's first send since the start (`nothingLive(beyond:)`): the first
+/// message to an idle device is taken from memory too.
 ///
 /// It also keeps how far the device acknowledged and what it was handed, so that the poll acknowledging the message
 /// it was just handed is answered from memory too (`acknowledge(after:deviceID:now:)`): that poll is one per delivered
