@@ -33,13 +33,21 @@ public struct SimClient: Sendable {
     /// A push to `account` (default: the account enrolled last).
     public func push(type: String = "default", ttl: Int? = nil, message: String? = nil, issuedAtMs: Int64? = nil,
                      messageId: String? = nil, account: String? = nil) async throws -> Push {
-        var body: [String: Any] = ["type": type]
-        if let account { body["account"] = account }
-        if let ttl { body["ttl"] = ttl }
-        if let message { body["message"] = message }
-        if let issuedAtMs { body["issued_at_ms"] = issuedAtMs }
-        if let messageId { body["message_id"] = messageId }
-        return try await post("/sim/forgerock/push", body)
+        try await post("/sim/forgerock/push", encoding: PushRequest(
+            type: type, account: account, ttl: ttl, message: message, issuedAtMs: issuedAtMs, messageId: messageId))
+    }
+
+    /// Typed, not a dictionary through `JSONSerialization`: pushbench sends one a push, on the cores it measures.
+    private struct PushRequest: Encodable {
+        var type: String
+        var account: String?
+        var ttl: Int?
+        var message: String?
+        var issuedAtMs: Int64?
+        var messageId: String?
+        enum CodingKeys: String, CodingKey {
+            case type, account, ttl, message, issuedAtMs = "issued_at_ms", messageId = "message_id"
+        }
     }
 
     public func answers(after: Int = 0, wait: Int = 0) async throws -> [Answer] {

@@ -206,12 +206,12 @@ public final class AgentStore: Sendable {
         var record = try ApprovalRecord(id: Identifier.make(prefix: "apr"), draft: draft, receivedAt: now)
         guard let (denial, rejection) = try automaticDenial(of: draft, budget: budget, now: now, db) else {
             try record.insert(db)
-            return .created(try record.approval())
+            return .created(try record.approval(of: draft))
         }
         try record.denyAutomatically(denial)
         try record.insert(db)
         let message = rejection.message + " (approval \(record.id))"
-        return .autoDenied(StoredApproval(approval: try record.approval(), answerContext: record.answerContext),
+        return .autoDenied(StoredApproval(approval: try record.approval(of: draft), answerContext: record.answerContext),
                            PushRejection(rejection.reason, message))
     }
 

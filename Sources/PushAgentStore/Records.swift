@@ -51,6 +51,7 @@ struct AccountRecord: Codable, FetchableRecord, PersistableRecord {
 
 struct ApprovalRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "approval"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
     var id: String
     var provider: String
     var accountId: String
@@ -102,18 +103,26 @@ struct ApprovalRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     func approval() throws -> Approval {
+        let decoder = JSONDecoder()
+        return try approval(numbers: numbers.map { try decoder.decode([String].self, from: Data($0.utf8)) },
+                            context: decoder.decode(ApprovalContext.self, from: Data(context.utf8)))
+    }
+
+    /// The approval of a record just made from `draft`, without decoding again the columns just encoded from it.
+    func approval(of draft: ApprovalDraft) throws -> Approval {
+        try approval(numbers: draft.numbers, context: draft.context)
+    }
+
+    private func approval(numbers: [String]?, context: ApprovalContext) throws -> Approval {
         guard let provider = Provider(rawValue: provider), let kind = ApprovalKind(rawValue: kind),
               let state = ApprovalState(rawValue: state) else {
             throw StoreError.corrupt("approval \(id): unknown provider, kind or state")
         }
-        let decoder = JSONDecoder()
         return Approval(
-            id: id, provider: provider, accountId: accountId, kind: kind,
-            numbers: try numbers.map { try decoder.decode([String].self, from: Data($0.utf8)) },
-            title: title, message: message,
-            context: try decoder.decode(ApprovalContext.self, from: Data(context.utf8)),
+            id: id, provider: provider, accountId: accountId, kind: kind, numbers: numbers,
+            title: title, message: message, context: context,
             state: state, requestedAt: requestedAt, expiresAt: expiresAt, resolvedAt: resolvedAt,
-            resolution: try resolution.map { try decoder.decode(Resolution.self, from: Data($0.utf8)) },
+            resolution: try resolution.map { try JSONDecoder().decode(Resolution.self, from: Data($0.utf8)) },
             error: error)
     }
 
@@ -126,6 +135,7 @@ struct ApprovalRecord: Codable, FetchableRecord, PersistableRecord {
 
 struct ProcessedMessageRecord: Codable, FetchableRecord, PersistableRecord {
     static let databaseTableName = "processed_message"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
     var relayMessageId: String
     var seq: Int64
     var processedAt: Date
@@ -138,6 +148,7 @@ struct ProcessedMessageRecord: Codable, FetchableRecord, PersistableRecord {
 
 struct AuditRecord: Codable, FetchableRecord, MutablePersistableRecord {
     static let databaseTableName = "audit"
+    static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
     var id: Int64?
     var at: Date
     var event: String

@@ -25,10 +25,10 @@ struct FCMSendRequest: Equatable, Sendable {
         if body.prefix(4).contains(0) || body.starts(with: [0xFE, 0xFF]) || body.starts(with: [0xFF, 0xFE]) {
             throw .invalidArgument("Invalid JSON payload received. The body must be UTF-8 JSON (it looks like UTF-16 or UTF-32).")
         }
-        guard case .object(let request)? = JSONValue.parse(body) else {
+        guard let document = JSONReader.read(body), case .object(let request) = document.value else {
             throw .invalidArgument("Invalid JSON payload received. Expected a JSON object.")
         }
-        if let repeated = JSONDuplicateKeys.first(in: body) {
+        if let repeated = document.repeatedName {
             let location = repeated.path.isEmpty ? "" : " at '\(repeated.path)'"
             throw .invalidArgument("Invalid JSON payload received. Duplicate name \"\(repeated.key)\"\(location): give each field or data key once.")
         }

@@ -314,3 +314,53 @@ private func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -
         }
     }
 }
+
+@Suite struct ResponseHeaders {
+    /// Headers as a server may write them, which the in-process server never does: an interim response first, space
+    /// and tabs around a value, an empty value.
+    @Test func interimResponsesAreDroppedAndValuesTrimmed() async throws {
+        let reply = "HTTP/1.1 100 Continue\r\nX-Interim: dropped\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nX-Padded: \t padded value \t\r\nX-Empty:\r\nX-Tight:tight\r\nContent-Length: 2\r\n\r\nok"
+        let port = try RawReplyServer.start(replying: reply)
+        let response = try await client.send(HTTPRequest(url: "http://127.0.0.1:\(port)/"))
+        #expect(response.status == 200)
+        #expect(response.text == "ok")
+        #expect(response.header("X-Interim") == nil)
+        #expect(response.header("x-padded") == "padded value")
+        #expect(response.header("X-Empty") == "")
+        #expect(response.header("X-Tight") == "tight")
+        #expect(response.headers.map(\.name) == ["X-Padded", "X-Empty", "X-Tight", "Content-Length"])
+    }
+}
+
+/// Answers one connection with fixed bytes, whatever was asked, then closes it.
+private enum RawReplyServer {
+    static func start(replying reply: String) throws -> Int {
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
+            }
+        }
+        guard bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        Thread.detachNewThread {
+            defer { close(listener) }
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            defer { close(connection) }
+            var request: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            while !request.suffix(4).elementsEqual("\r\n\r\n".utf8) {
+                let count = read(connection, &buffer, buffer.count)
+                guard count > 0 else { return }
+                request += buffer[..<count]
+            }
+            _ = Array(reply.utf8).withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+        }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}

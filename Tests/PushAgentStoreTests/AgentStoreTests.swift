@@ -137,6 +137,24 @@ struct AgentStoreTests {
         #expect(try await store.approval(matching: approval.id).approval.state == .pending)
     }
 
+    /// A commit hands back the approval it made from the draft, not one decoded from the row it wrote: it must be
+    /// the one a read of the row gives, every field of the context and the choices included.
+    @Test func theApprovalACommitReturnsIsTheOneStored() async throws {
+        let (store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let requested = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded(.down))
+        let context = ApprovalContext(app: "Portal", user: "alice", ip: "192.0.2.7", location: "Zürich", userAgent: "UA/1.0",
+                                      raw: .object(["n": .number(0.1), "list": .array([.bool(true), .null, .string("é\n\"")])]))
+        let draft = ApprovalDraft(provider: .forgerock, accountId: "acc_test", kind: .number, numbers: ["12", "07", "99"],
+                                  title: "Sign in?", message: "from \"home\"", context: context, requestedAt: requested,
+                                  expiresAt: requested.addingTimeInterval(120), dedupeKey: "k1", answerContext: Data("{}".utf8))
+        let outcome = try await store.commitMessage(source: .relay(id: "m1", seq: 1), result: .success(.approval(draft)),
+                                                    provider: .forgerock)
+        guard case .created(let approval) = outcome else { Issue.record("expected an approval, got \(outcome)"); return }
+        #expect(try await store.approval(matching: approval.id).approval == approval)
+        #expect(approval.context == context && approval.numbers == draft.numbers)
+    }
+
     @Test func redeliveryAndReplayAreAbsorbed() async throws {
         let (store, _) = try makeStore()
         try await register(store)

@@ -16,3 +16,59 @@ struct FormDecodingTests {
         #expect(formDecode(Substring(text)) == nil)
     }
 }
+
+@Suite("Query parameters")
+struct QueryParameterTests {
+    @Test func decodesEachParameterAndKeepsTheFirstOfARepeatedName() {
+        #expect(queryParameters("/v1/devices/d/messages?after=12&wait=30&limit=5")
+            == ["after": "12", "wait": "30", "limit": "5"])
+        #expect(queryParameters("/p?a=1&a=2&b&c=&d=x%3Dy+z&%C3%A9=%E2%9C%93&&e=é")
+            == ["a": "1", "b": "", "c": "", "d": "x=y z", "é": "✓", "e": "é"])
+        #expect(queryParameters("/p?bad=%zz&good=1") == ["good": "1"])
+    }
+
+    @Test func aPathWithoutAQueryHasNoParameters() {
+        #expect(queryParameters("/v1/devices/d/messages").isEmpty)
+        #expect(queryParameters("/p?").isEmpty)
+        #expect(queryParameters("").isEmpty)
+    }
+}
+
+@Suite("Routes")
+struct RelayRouterTests {
+    private var router: RelayRouter {
+        var router = RelayRouter()
+        router.add(.get, "/v1/devices/:device_id/messages") { _ in nil }
+        router.add(.delete, "/v1/devices/:device_id") { _ in nil }
+        router.add(.post, "/v1/projects/:project/messages:send") { _ in nil }
+        router.add(.get, "/healthz") { _ in nil }
+        return router
+    }
+
+    @Test func aPathMatchesItsRouteAndNamesItsSegments() throws {
+        guard case .route(let route, let parameters) = router.match(.get, path: "/v1/devices/dev-1/messages?after=3") else {
+            Issue.record("no route"); return
+        }
+        #expect(route.segments == ["v1", "devices", ":device_id", "messages"])
+        #expect(parameters == ["device_id": "dev-1"])
+        guard case .route(_, let send) = router.match(.post, path: "/v1/projects/p%20x/messages:send") else {
+            Issue.record("no route"); return
+        }
+        #expect(send == ["project": "p%20x"])
+        guard case .route(_, let none) = router.match(.get, path: "//healthz/") else { Issue.record("no route"); return }
+        #expect(none.isEmpty)
+    }
+
+    @Test func aPathWithAnotherMethodIsRefusedWithTheMethodsItTakes() {
+        guard case .methodNotAllowed(let allowed) = router.match(.post, path: "/v1/devices/d") else {
+            Issue.record("expected 405"); return
+        }
+        #expect(allowed == [.delete])
+    }
+
+    @Test(arguments: ["/v1/devices/d/messages/x", "/v1/devices", "/v1/projects/p/messages:sendx", "/healthz2", "/", "",
+                      "/v1/devicés/d/messages", "/healthz%2F"])
+    func anUnknownPathIsNotFound(path: String) {
+        guard case .notFound = router.match(.get, path: path) else { Issue.record("\(path) matched"); return }
+    }
+}

@@ -23,16 +23,7 @@ struct RelayRequest: Sendable {
     }
 
     /// The query's parameters, percent-decoded; the first of a repeated name counts.
-    var query: [String: String] {
-        guard let path = head.path, let start = path.firstIndex(of: "?") else { return [:] }
-        var parameters: [String: String] = [:]
-        for pair in path[path.index(after: start)...].split(separator: "&") {
-            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard let name = formDecode(parts[0]), let value = formDecode(parts.count == 2 ? parts[1] : "") else { continue }
-            if parameters[name] == nil { parameters[name] = value }
-        }
-        return parameters
-    }
+    var query: [String: String] { queryParameters(head.path ?? "") }
 
     /// The body as `Data`, refused past `limit` bytes (the router already stopped reading there).
     /// A body under a content coding (`Content-Encoding: gzip`) is refused with a message that names it: read as

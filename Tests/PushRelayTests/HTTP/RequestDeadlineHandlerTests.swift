@@ -21,12 +21,8 @@ struct RequestDeadlineHandlerTests {
     @Test func closesAConnectionThatSendsNoHeadWithinTheTimeout() throws {
         let channel = try deadlineConnection()
         defer { release(channel) }
-        channel.embeddedEventLoop.advanceTime(by: Self.timeout - .nanoseconds(1))
-        #expect(channel.isActive)
-        channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
-        #expect(!channel.isActive)
         // Nobody is reading a request yet, so nobody is told.
-        #expect(throws: Never.self) { try channel.throwIfErrorCaught() }
+        expectClosedWhenTheTimeoutRunsOut(channel)
     }
 
     /// A per-read idle timer would let a byte every second keep the connection forever; this clock is for the request.
@@ -87,11 +83,22 @@ struct RequestDeadlineHandlerTests {
         #expect(channel.isActive)
 
         try channel.writeOutbound(HTTPResponsePart.end(nil))
-        channel.embeddedEventLoop.advanceTime(by: Self.timeout - .nanoseconds(1))
-        #expect(channel.isActive)
-        channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
-        #expect(!channel.isActive)
-        #expect(throws: Never.self) { try channel.throwIfErrorCaught() }
+        expectClosedWhenTheTimeoutRunsOut(channel)
+    }
+
+    /// The connection keeps one timer across requests: a wait that starts while the timer an earlier wait set is
+    /// still running gets its own whole timeout, not what was left of the earlier one's.
+    @Test func eachWaitGetsItsWholeTimeoutThoughTheTimerOfAnEarlierOneIsStillSet() throws {
+        let channel = try deadlineConnection()
+        defer { release(channel) }
+        for _ in 0..<3 {
+            channel.embeddedEventLoop.advanceTime(by: .seconds(6))
+            try channel.writeInbound(Self.head)
+            try channel.writeInbound(HTTPRequestPart.end(nil))
+            try channel.writeOutbound(HTTPResponsePart.head(HTTPResponse(status: .ok)))
+            try channel.writeOutbound(HTTPResponsePart.end(nil))
+        }
+        expectClosedWhenTheTimeoutRunsOut(channel)
     }
 
     @Test func theClockStaysStoppedUntilTheLastPipelinedRequestIsAnswered() throws {
@@ -168,6 +175,15 @@ func deadlineConnection(
 }
 
 /// Closes the channel and drops what its loop still has scheduled (the grace timer), which the loop would trap on.
+/// Open until the last nanosecond of the timeout, closed at it, and no reader told (none was reading a request).
+func expectClosedWhenTheTimeoutRunsOut(_ channel: EmbeddedChannel, sourceLocation: SourceLocation = #_sourceLocation) {
+    channel.embeddedEventLoop.advanceTime(by: RequestDeadlineHandlerTests.timeout - .nanoseconds(1))
+    #expect(channel.isActive, sourceLocation: sourceLocation)
+    channel.embeddedEventLoop.advanceTime(by: .nanoseconds(1))
+    #expect(!channel.isActive, sourceLocation: sourceLocation)
+    #expect(throws: Never.self, sourceLocation: sourceLocation) { try channel.throwIfErrorCaught() }
+}
+
 func release(_ channel: EmbeddedChannel) {
     _ = try? channel.finish(acceptAlreadyClosed: true)
     try? channel.embeddedEventLoop.syncShutdownGracefully()

@@ -1,1 +1,0 @@
-../../../Sources/PushRelay/JSONDuplicateKeys.swift
