@@ -47,8 +47,9 @@ public final class RequestDeadlineHandler<RequestPart: HTTPMessagePart, Response
     private var due: NIODeadline?
     /// The connection's one timer, left running across requests: set for `due` when a wait starts with none running,
     /// and when it fires before a later `due`, set again for that. A timer per wait, set at every answer's end and
-    /// cancelled at the next head, cost the relay a twenty-fifth of its CPU a delivered message. A long-poll keeps
-    /// the timer set while it waits, so it is a callback (no promise): 10,000 waiting polls hold 2 MiB more, not 4.
+    /// cancelled at the next head, cost the relay a twenty-fifth of its CPU a delivered message. A waiting long-poll
+    /// keeps the timer set until it first fires (at most `timeout` after the wait before it began), so it is a
+    /// callback (no promise): 10,000 waiting polls hold 2 MiB more, not 4.
     private var timer: NIOScheduledCallback?
     /// What the timer acts on; nil once the connection ended, so a timer that outlives it holds nothing.
     private var context: ChannelHandlerContext?

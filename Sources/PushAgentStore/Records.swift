@@ -110,7 +110,10 @@ struct ApprovalRecord: Codable, FetchableRecord, PersistableRecord {
 
     /// The approval of a record just made from `draft`, without decoding again the columns just encoded from it.
     func approval(of draft: ApprovalDraft) throws -> Approval {
-        try approval(numbers: draft.numbers, context: draft.context)
+        var context = draft.context
+        // What the column reads back as: an optional's JSON null decodes as its absence.
+        if context.raw == .null { context.raw = nil }
+        return try approval(numbers: draft.numbers, context: context)
     }
 
     private func approval(numbers: [String]?, context: ApprovalContext) throws -> Approval {

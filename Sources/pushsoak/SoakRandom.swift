@@ -1,3 +1,4 @@
+import ClusterHarness
 import Synchronization
 
 /// One seeded generator (SplitMix64) shared by every random choice of a run, so the seed printed at the start
@@ -11,20 +12,9 @@ final class SoakRandom: Sendable {
         state = Mutex(seed)
     }
 
-    private struct Generator: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
-    private func draw<T>(_ body: (inout Generator) -> T) -> T {
+    private func draw<T>(_ body: (inout SplitMix64) -> T) -> T {
         state.withLock { state in
-            var generator = Generator(state: state)
+            var generator = SplitMix64(seed: state)
             defer { state = generator.state }
             return body(&generator)
         }

@@ -153,6 +153,17 @@ struct AgentStoreTests {
         guard case .created(let approval) = outcome else { Issue.record("expected an approval, got \(outcome)"); return }
         #expect(try await store.approval(matching: approval.id).approval == approval)
         #expect(approval.context == context && approval.numbers == draft.numbers)
+
+        // A JSON null as the whole raw context (ForgeRock's contextInfo "null") reads back as none: so is it returned.
+        var bare = draft
+        bare.dedupeKey = "k2"
+        bare.context = ApprovalContext(user: "alice", raw: .null)
+        guard case .created(let nullRaw) = try await store.commitMessage(
+            source: .relay(id: "m2", seq: 2), result: .success(.approval(bare)), provider: .forgerock) else {
+            Issue.record("expected an approval"); return
+        }
+        #expect(nullRaw.context.raw == nil)
+        #expect(try await store.approval(matching: nullRaw.id).approval == nullRaw)
     }
 
     @Test func redeliveryAndReplayAreAbsorbed() async throws {

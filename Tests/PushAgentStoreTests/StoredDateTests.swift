@@ -11,7 +11,9 @@ struct StoredDateTests {
 
     @Test func writesWhatGRDBWrites() {
         var random = SystemRandomNumberGenerator()
-        var dates = [0, 0.0005, 0.0004999, 0.9995, 951_782_400, 253_402_300_799.999, 253_402_300_799.9994, Date().timeIntervalSince1970]
+        // Both ends: a date a hair before 1970 rounds into it, one a hair before 10000 rounds out of the stored years.
+        var dates = [0, -0.0004, 0.0005, 0.0004999, 0.9995, 951_782_400, 253_402_300_799.999, 253_402_300_799.9994,
+                     253_402_300_799.9996, Date().timeIntervalSince1970]
             .map { Date(timeIntervalSince1970: $0) }
         for _ in 0..<20_000 {
             dates.append(Date(timeIntervalSince1970: Double.random(in: 0..<253_402_300_800, using: &random)))

@@ -1,3 +1,4 @@
+import ClusterHarness
 import Foundation
 import Testing
 @testable import PushRelay
@@ -37,12 +38,16 @@ struct JSONReaderTests {
             #expect(JSONReader.read(Data(Array(#""\n"#.utf8) + bytes + [UInt8(ascii: "\"")])) == nil, "escaped, \(bytes)")
         }
         #expect(JSONReader.read(Data([0xEF, 0xBB, 0xBF] + Array("{}".utf8)))?.value == .object([:]), "a UTF-8 BOM")
+        // Inside a string it is a character like any other (JSONSerialization dropped one that began a string).
+        #expect(read("\"\u{FEFF}k\"") == .string("\u{FEFF}k"))
     }
 
     @Test func nestingIsBoundedAsJSONSerializationBoundsIt() {
         func nested(_ depth: Int) -> String { String(repeating: "[", count: depth) + String(repeating: "]", count: depth) }
         #expect(read(nested(JSONReader.maximumDepth)) != nil)
         #expect(read(nested(JSONReader.maximumDepth + 1)) == nil)
+        #expect((try? JSONSerialization.jsonObject(with: Data(nested(512).utf8))) != nil)
+        #expect((try? JSONSerialization.jsonObject(with: Data(nested(513).utf8))) == nil)
         #expect(read(nested(100_000)) == nil)
         #expect(read(String(repeating: "{\"a\":", count: 600) + "1" + String(repeating: "}", count: 600)) == nil)
     }
@@ -55,6 +60,8 @@ struct JSONReaderTests {
         #expect(repeated(#"{"a": [{"x": 1, "x": 2}]}"#) == .init(key: "x", path: "a"))
         #expect(repeated(#"{"a": 1, "a": {"b": 1, "b": 2}}"#) == .init(key: "a", path: ""))
         #expect(repeated(#"{"a": {"b": 1, "b": 2}, "a": 1}"#) == .init(key: "b", path: "a"))
+        #expect(repeated(#"{"": {"b": {"x": 1, "x": 2}}}"#) == .init(key: "x", path: "b"))
+        #expect(repeated(#"{"": {"": {"x": 1, "x": 2}}}"#) == .init(key: "x", path: ""))
         #expect(JSONReader.read(Data(#"{"a": 1, "a": 2}"#.utf8))?.value == .object(["a": .number(2)]))
     }
 
@@ -66,7 +73,7 @@ struct JSONReaderTests {
             #"{"validate_only": true, "message": {"notification": {"title": "é\u00e9\ud83d\ude00"}, "x": [1, -2.5e3, null, false]}}"#,
             #"[0, 1.25, -0, 1E2, 3e-2, "a\"b\\c\/d\n", {}, [], [[]], {"": ""}]"#,
         ]
-        var random = SystemRandomNumberGenerator()
+        var random = SplitMix64(seed: 26)  // the same documents on every run
         let alphabet = Array(#"{}[]":,.-+eE0123456789 \tnulltruefalse\u00d8\ud83d"#.utf8) + [0x00, 0x1F, 0x7F, 0xC3, 0xA9, 0xFF]
         var compared = 0
         for seed in seeds {
@@ -84,7 +91,9 @@ struct JSONReaderTests {
                 let foundation = (try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed))
                     .map(Self.value(foundation:))
                 let text = String(decoding: bytes, as: UTF8.self)
-                if ours == nil, foundation != nil, text.range(of: #",\s*[\]}]"#, options: .regularExpression) != nil { continue }
+                // Refused only for its trailing commas: without them, it is read.
+                if ours == nil, foundation != nil, JSONReader.read(Data(text.replacingOccurrences(
+                    of: #",(\s*[\]}])"#, with: "$1", options: .regularExpression).utf8)) != nil { continue }
                 #expect(ours == foundation, "\(text.debugDescription)")
                 compared += 1
             }
@@ -105,3 +114,4 @@ struct JSONReaderTests {
         }
     }
 }
+

@@ -174,7 +174,6 @@ func deadlineConnection(
     return channel
 }
 
-/// Closes the channel and drops what its loop still has scheduled (the grace timer), which the loop would trap on.
 /// Open until the last nanosecond of the timeout, closed at it, and no reader told (none was reading a request).
 func expectClosedWhenTheTimeoutRunsOut(_ channel: EmbeddedChannel, sourceLocation: SourceLocation = #_sourceLocation) {
     channel.embeddedEventLoop.advanceTime(by: RequestDeadlineHandlerTests.timeout - .nanoseconds(1))
@@ -184,6 +183,7 @@ func expectClosedWhenTheTimeoutRunsOut(_ channel: EmbeddedChannel, sourceLocatio
     #expect(throws: Never.self, sourceLocation: sourceLocation) { try channel.throwIfErrorCaught() }
 }
 
+/// Closes the channel and drops what its loop still has scheduled (the grace timer), which the loop would trap on.
 func release(_ channel: EmbeddedChannel) {
     _ = try? channel.finish(acceptAlreadyClosed: true)
     try? channel.embeddedEventLoop.syncShutdownGracefully()
