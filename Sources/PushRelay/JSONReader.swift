@@ -3,7 +3,7 @@ import Foundation
 /// Reads a UTF-8 JSON document (RFC 8259) into `JSONValue`, and notes the first name an object repeats
 /// (`{"a": "1", "a": "2"}`), which Google's JSON parsers refuse and so does the relay: which value counts would
 /// otherwise depend on the parser. Written here because the send API reads every body: through `JSONSerialization`,
-/// with a second pass for repeated names, reading took a twentieth of the relay's CPU a delivered message.
+/// with a second pass for repeated names, reading took a twenty-fifth of the relay's CPU a delivered message.
 ///
 /// It refuses what `JSONSerialization` refuses and reads what it reads (checked both ways in JSONReaderTests; the send
 /// body's fuzzer checks that what it reads, Foundation reads), with one difference made on purpose: a trailing comma
