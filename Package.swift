@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "RelayWire", swiftSettings: swiftSettings),
         // The agent's SQLite state.
         .target(name: "PushAgentStore", dependencies: [
-            "PushAgentCore", .product(name: "GRDB", package: "GRDB.swift"),
+            "PushAgentCore", "RelayWire", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         // pushagentd's services: config, relay loop, handlers, responders, control server.

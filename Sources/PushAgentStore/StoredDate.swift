@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import RelayWire
 
 /// A date as GRDB stores it ("yyyy-MM-dd HH:mm:ss.SSS", UTC, to the nearest millisecond), written without GRDB's
 /// `DateFormatter`: ICU formatting a push's dates took a fiftieth of the agent's CPU. The text is the same (checked
@@ -14,11 +15,11 @@ enum StoredDate {
         let milliseconds = ((date.timeIntervalSinceReferenceDate + Date.timeIntervalBetween1970AndReferenceDate) * 1000 + 0.5)
             .rounded(.down)
         guard milliseconds >= 0, milliseconds < 253_402_300_800_000 else { return date }
-        let total = Int(milliseconds)
+        let total = Int64(milliseconds)
         let (days, time) = total.quotientAndRemainder(dividingBy: 86_400_000)
-        let (year, month, day) = civilDate(daysSince1970: days)
+        let (year, month, day) = CivilDate.of(daysSince1970: days)
         var text = [UInt8](repeating: UInt8(ascii: "0"), count: 23)
-        func put(_ value: Int, at end: Int) {
+        func put(_ value: Int64, at end: Int) {
             var value = value, index = end
             while value > 0 {
                 text[index] = UInt8(ascii: "0") + UInt8(value % 10)
@@ -37,18 +38,5 @@ enum StoredDate {
             text[index] = UInt8(ascii: separator)
         }
         return String(decoding: text, as: UTF8.self)
-    }
-
-    /// The proleptic Gregorian date `days` after 1970-01-01 (Howard Hinnant's `civil_from_days`, for days ≥ 0).
-    private static func civilDate(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = shifted / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 }

@@ -92,7 +92,7 @@ public enum RelayTime {
         let foundationText = { Date(timeIntervalSince1970: Double(milliseconds) / 1000).formatted(.iso8601) }
         guard milliseconds >= 0 else { return foundationText() }
         let seconds = milliseconds / 1000
-        let (year, month, day) = civilDate(daysSince1970: seconds / 86_400)
+        let (year, month, day) = CivilDate.of(daysSince1970: seconds / 86_400)
         guard year <= 9999 else { return foundationText() }
         func digits(_ value: Int64, _ width: Int) -> String {
             let text = String(value)
@@ -101,19 +101,6 @@ public enum RelayTime {
         let secondOfDay = seconds % 86_400
         return "\(digits(year, 4))-\(digits(month, 2))-\(digits(day, 2))T\(digits(secondOfDay / 3600, 2)):"
             + "\(digits(secondOfDay / 60 % 60, 2)):\(digits(secondOfDay % 60, 2))Z"
-    }
-
-    /// The proleptic Gregorian date of a day count (Howard Hinnant's `civil_from_days`), for days ≥ 0.
-    private static func civilDate(daysSince1970: Int64) -> (year: Int64, month: Int64, day: Int64) {
-        let z = daysSince1970 + 719_468
-        let era = z / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     public static func milliseconds(rfc3339 text: String) -> Int64? {
