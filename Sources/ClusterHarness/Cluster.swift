@@ -140,27 +140,31 @@ public final class ReservedLoopbackPort: Sendable {
 
     /// `port` 0: one the kernel picks.
     public init(port: Int = 0) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(port).bigEndian
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = fd >= 0 && withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            let reason = String(cString: strerror(errno))
-            if fd >= 0 { close(fd) }
-            throw HarnessError("cannot reserve a port: \(reason)")
-        }
-        self.fd = fd
-        self.port = Int(UInt16(bigEndian: address.sin_port))
+        (fd, self.port) = try loopbackSocket(port: port, listening: false)
     }
 
     deinit { close(fd) }
+}
+
+/// A TCP socket bound to 127.0.0.1:`port` (0: one the kernel picks), listening or not, and the port it has.
+func loopbackSocket(port: Int, listening: Bool) throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = in_port_t(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = fd >= 0 && withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
+            bind(fd, pointer, length) == 0 && getsockname(fd, pointer, &length) == 0 && (!listening || listen(fd, 8) == 0)
+        }
+    }
+    guard bound else {
+        let reason = String(cString: strerror(errno))
+        if fd >= 0 { close(fd) }
+        throw HarnessError("cannot \(listening ? "listen on" : "reserve") a loopback port: \(reason)")
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 /// Long-polls `look` (which waits up to `wait` seconds for something new) until it finds something or the timeout

@@ -1,7 +1,13 @@
 import Foundation
 
-/// A Unix stream socket bound to a path and listening, as systemd hands one to a socket-activated service.
+/// Listening sockets: a Unix one as systemd hands it to a socket-activated service, a loopback TCP one for a test's
+/// own server.
 public enum ListeningSocket {
+    /// Listening on 127.0.0.1, on a port the kernel picks.
+    public static func loopback() throws -> (fd: Int32, port: Int) {
+        try loopbackSocket(port: 0, listening: true)
+    }
+
     public static func unix(at path: String) throws -> Int32 {
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)

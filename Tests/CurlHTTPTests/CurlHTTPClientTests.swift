@@ -336,17 +336,7 @@ private func withRefusingPort<T>(_ body: (Int) async throws -> T) async throws -
 /// Answers one connection with fixed bytes, whatever was asked, then closes it.
 private enum RawReplyServer {
     static func start(replying reply: String) throws -> Int {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(listener, $0, length) == 0 && listen(listener, 1) == 0 && getsockname(listener, $0, &length) == 0
-            }
-        }
-        guard bound else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        let (listener, port) = try ListeningSocket.loopback()
         Thread.detachNewThread {
             defer { close(listener) }
             let connection = accept(listener, nil, nil)
@@ -361,6 +351,6 @@ private enum RawReplyServer {
             }
             _ = Array(reply.utf8).withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
         }
-        return Int(UInt16(bigEndian: address.sin_port))
+        return port
     }
 }

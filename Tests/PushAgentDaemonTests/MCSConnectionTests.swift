@@ -38,19 +38,9 @@ struct MCSConnectionTests {
     /// A proxy that takes the connection and never answers CONNECT (its own connection onward hanging where a port
     /// is dropped) is given up after the timeout, with a message that says so.
     @Test func aProxyThatNeverAnswersIsGivenUp() async throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (fd, port) = try ListeningSocket.loopback()
         defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 && listen(fd, 8) == 0
-            }
-        }
-        try #require(listening)
-        let proxy = HTTPSProxy(host: "127.0.0.1", port: Int(UInt16(bigEndian: address.sin_port)))
+        let proxy = HTTPSProxy(host: "127.0.0.1", port: port)
         await #expect { _ = try await MCSConnection.open(host: "mtalk.example", port: 5228, tls: try TLSContexts().context(caFile: nil),
                                                         proxy: proxy, proxyReplyTimeout: .milliseconds(500)) } throws: { error in
             "\(error)".contains("no tunnel to mtalk.example:5228 through the proxy 127.0.0.1:")
