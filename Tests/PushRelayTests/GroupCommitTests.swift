@@ -55,6 +55,44 @@ struct GroupCommitTests {
         }
     }
 
+    /// Issue 26: a rider that arrives while a transaction commits (the delivered mark of a poll woken from the send's
+    /// `whenCommitted`, the acknowledgement its answer brings back) waits for the next write: one message at a time
+    /// cost three transactions, and three flushes, when the writer started one for each of them.
+    @Test func aRiderArrivingAsATransactionCommitsWaitsForTheNextWrite() async throws {
+        try await withPool { pool in
+            let transactions = Atomic<Int>(0)
+            let commits = GroupCommit(writer: pool, rideWindow: .seconds(60)) { _ in transactions.add(1, ordering: .relaxed) }
+            for n in 0..<3 {
+                try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                    commits.write({ try $0.execute(sql: "INSERT INTO row VALUES (?)", arguments: [n]) }, whenCommitted: { result in
+                        commits.writeLater { try $0.execute(sql: "INSERT INTO row VALUES (?)", arguments: [100 + n]) }
+                        continuation.resume(with: result)
+                    })
+                }
+            }
+            try await Task.sleep(for: .milliseconds(300))
+            #expect(transactions.load(ordering: .relaxed) == 3, "three writes, the riders of the first two in them")
+            let stored = try await pool.read { try Int.fetchAll($0, sql: "SELECT n FROM row ORDER BY n") }
+            #expect(stored == [0, 1, 2, 100, 101], "the last rider still waits")
+        }
+    }
+
+    /// A rider whose window ends while a transaction it missed is committing goes with the writer's next batch though
+    /// no write follows: it must not wait for one.
+    @Test func aRiderDueDuringACommitItMissedIsCommittedWithoutAnotherWrite() async throws {
+        try await withPool { pool in
+            let commits = GroupCommit(writer: pool, rideWindow: .milliseconds(100))
+            try await commits.write { db in
+                commits.writeLater { try $0.execute(sql: "INSERT INTO row VALUES (2)") }
+                try db.execute(sql: "INSERT INTO row VALUES (1)")
+                usleep(400_000)
+            }
+            try await eventually("the rider is committed", timeout: .seconds(20)) {
+                try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM row") } == 2
+            }
+        }
+    }
+
     /// One timer serves every rider: when it finds the riders it was set for gone with a transaction and younger ones
     /// in their place, it waits on for the oldest of those rather than commit them early.
     @Test func aRiderArrivingAfterOthersLeftStillWaitsItsWholeWindow() async throws {
@@ -128,6 +166,34 @@ struct GroupCommitTests {
             #expect(outcomes.filter { $0 }.count == 50)
             let stored = try await pool.read { try Int.fetchAll($0, sql: "SELECT n FROM row ORDER BY n") }
             #expect(stored == Array(stride(from: 0, to: 100, by: 2)), "the odd ones' inserts were rolled back")
+        }
+    }
+
+    /// When SQLite ends the shared transaction by itself (here a write that rolls it back, as a full disk or an I/O
+    /// error would), the writes after it in the batch must not each commit on their own while answered as failed.
+    @Test func writesAfterSQLiteEndedTheTransactionAreNotCommittedAlone() async throws {
+        try await withPool { pool in
+            let commits = GroupCommit(writer: pool)
+            let release = DispatchSemaphore(value: 0)
+            // Holds the writer until the next two writes are queued, so that they share one transaction.
+            await withCheckedContinuation { (started: CheckedContinuation<Void, Never>) in
+                commits.write({ _ in
+                    started.resume()
+                    release.wait()
+                }, whenCommitted: { _ in })
+            }
+            let committed = Mutex<[Int: Bool]>([:])
+            commits.write({ try $0.execute(sql: "ROLLBACK TRANSACTION") },
+                          whenCommitted: { result in committed.withLock { $0[1] = (try? result.get()) != nil } })
+            commits.write({ try $0.execute(sql: "INSERT INTO row VALUES (2)") },
+                          whenCommitted: { result in committed.withLock { $0[2] = (try? result.get()) != nil } })
+            release.signal()
+            try await eventually("both are answered", timeout: .seconds(20)) { committed.withLock { $0.count } == 2 }
+            #expect(committed.withLock { $0 } == [1: false, 2: false])
+            let stored = try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM row") }
+            #expect(stored == 0, "the insert answered as failed must not be on disk")
+            try await commits.write { try $0.execute(sql: "INSERT INTO row VALUES (3)") }
+            #expect(try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM row") } == 1, "and later writes commit")
         }
     }
 
