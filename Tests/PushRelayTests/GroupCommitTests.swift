@@ -85,7 +85,9 @@ struct GroupCommitTests {
             try await commits.write { db in
                 commits.writeLater { try $0.execute(sql: "INSERT INTO row VALUES (2)") }
                 try db.execute(sql: "INSERT INTO row VALUES (1)")
-                usleep(400_000)
+                // Ten windows, so that the rider's timer fires while this transaction holds the writer even on a
+                // loaded machine.
+                usleep(1_000_000)
             }
             try await eventually("the rider is committed", timeout: .seconds(20)) {
                 try await pool.read { try Int.fetchOne($0, sql: "SELECT COUNT(*) FROM row") } == 2

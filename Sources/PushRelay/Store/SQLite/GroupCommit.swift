@@ -5,7 +5,9 @@ import Synchronization
 /// many sends and acknowledgements cost one disk flush instead of one each, and none is answered before the
 /// flush that makes it durable. Idle, a write is committed at once, alone.
 ///
-/// Each write runs in its own savepoint: one that throws (a full queue, a cursor ahead) undoes only itself.
+/// Each write runs in its own savepoint: one that throws (a full queue, a cursor ahead) undoes only itself. A write
+/// must let through any database error it does not expect: after a full disk or an I/O error SQLite may have rolled the
+/// shared transaction back, and the statements it ran after the error would each commit alone.
 final class GroupCommit: Sendable {
     private struct Job: Sendable {
         /// Runs the write in the shared transaction and returns how to answer its caller once the transaction
@@ -128,7 +130,7 @@ final class GroupCommit: Sendable {
             guard db.isInsideTransaction else { throw rolledBackBySQLite }
             try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
         } catch {
-            if db.isInsideTransaction { try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute() }
+            try? db.rollback()
             throw error
         }
     }
