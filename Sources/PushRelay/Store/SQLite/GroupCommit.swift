@@ -26,8 +26,6 @@ final class GroupCommit: Sendable {
         /// Whether the timer that starts a transaction for riders left waiting is set. One at a time: a timer per rider
         /// would cost a task and a wake-up for every acknowledged message, each found to have nothing left to do.
         var riderTimerSet = false
-        /// Riders waited their whole window: the next batch takes them though no write is waiting.
-        var ridersDue = false
         var draining = false
     }
 
@@ -106,10 +104,8 @@ final class GroupCommit: Sendable {
                 if waited < rideWindow { return .wait(rideWindow - waited) }
             }
             queue.riderTimerSet = false
-            guard queue.ridingSince != nil else { return .nothing }
-            queue.ridersDue = true
             // A drain under way takes the riders with its next batch.
-            guard !queue.draining else { return .nothing }
+            guard queue.ridingSince != nil, !queue.draining else { return .nothing }
             queue.draining = true
             return .drain
         }
@@ -177,13 +173,13 @@ final class GroupCommit: Sendable {
     private func drain(_ db: Database) {
         while true {
             let batch = queue.withLock { queue -> [Job] in
-                guard !queue.pending.isEmpty || (queue.ridersDue && !queue.riding.isEmpty) else {
+                let ridersDue = queue.ridingSince.map { $0.duration(to: .now) >= rideWindow } ?? false
+                guard !queue.pending.isEmpty || ridersDue else {
                     queue.draining = false
                     return []
                 }
                 let batch = queue.riding + queue.pending
                 queue.ridingSince = nil
-                queue.ridersDue = false
                 queue.pending.removeAll(keepingCapacity: true)
                 queue.riding.removeAll(keepingCapacity: true)
                 return batch
