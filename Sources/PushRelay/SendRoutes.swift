@@ -119,7 +119,7 @@ struct SendRoutes: Sendable {
 
     private static func sendFailure(_ error: any Error) -> any Error {
         guard let full = error as? DeviceQueueFull else { return error }
-        return FCMError.quotaExceeded("The device has \(full.limit) undelivered messages, the most the relay keeps; it is not polling. Retry later, or send with a collapse_key or a shorter ttl.")
+        return FCMError.quotaExceeded("The device has \(full.limit) undelivered messages, the most the relay keeps: it is not polling, or not as fast as messages come. Retry later, or send with a collapse_key or a shorter ttl.")
     }
 
     /// The answer to a stored send, once it is on disk: the device's poll is woken.

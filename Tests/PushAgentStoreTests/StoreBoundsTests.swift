@@ -97,8 +97,9 @@ struct StoreBoundsTests {
         #expect(try commitsSeen() != before, "the message's commit is seen")
     }
 
-    /// What a kill -9 leaves (the file as written) still counts at the next start; a file torn by a power cut counts
-    /// as no attempts rather than stopping the daemon.
+    /// What a kill -9 leaves (the file as written) still counts at the next start. A power cut may tear the last line:
+    /// the count before it stands. A file that is not the ledger at all counts as no attempts rather than stopping
+    /// the daemon.
     @Test func attemptsOutliveTheProcessAndATornFileStartsOver() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let poison = MessageSource.relay(id: "m9", seq: 9)
@@ -110,8 +111,39 @@ struct StoreBoundsTests {
         let ledger = directory + "/ingest-attempts"
         #expect(try FileManager.default.attributesOfItem(atPath: ledger)[.posixPermissions] as? Int == 0o600)
         let written = try Data(contentsOf: URL(fileURLWithPath: ledger))
-        try written.prefix(written.count / 2).write(to: URL(fileURLWithPath: ledger))
+        try written.dropLast(10).write(to: URL(fileURLWithPath: ledger))
+        #expect(try AgentStore(directory: directory).beginAttempt(poison).number == 3, "the torn third attempt is lost")
+        try Data("\u{0}garbage {\"key\":".utf8).write(to: URL(fileURLWithPath: ledger))
         #expect(try AgentStore(directory: directory).beginAttempt(poison).number == 1)
+    }
+
+    /// Issue 26: the ledger was written whole at every attempt, so a batch of n pushes wrote n²/2 counts, a third of
+    /// the agent's CPU under load. Each attempt now appends one line; committed, the counts leave an empty file; one
+    /// message retried without end keeps the file to some hundred lines; and a ledger written whole by the version
+    /// before is read.
+    @Test func anAttemptWritesOneLineAndTheLedgerStaysSmall() async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let ledger = directory + "/ingest-attempts"
+        func size() throws -> Int { try FileManager.default.attributesOfItem(atPath: ledger)[.size] as? Int ?? -1 }
+        let batch = (1...200).map { MessageSource.relay(id: "message-\($0)", seq: Int64($0)) }
+        let before = store.attempts.bytesWritten
+        for source in batch { #expect(try store.beginAttempt(source).number == 1) }
+        let perAttempt = (store.attempts.bytesWritten - before) / batch.count
+        #expect(perAttempt < 150, "\(perAttempt) bytes an attempt: one line each, not the ledger again")
+        _ = try await store.commitMessages(batch.map {
+            MessageCommit(source: $0, result: .failure(PushRejection(.malformed, "m")), provider: nil)
+        })
+        #expect(try size() == 0, "nothing left to count")
+
+        let retried = MessageSource.relay(id: "retried", seq: 1000)
+        for _ in 0..<3000 { _ = try store.beginAttempt(retried) }
+        let grown = try size()
+        #expect(grown < 1100 * 150, "\(grown) bytes for one count")
+        #expect(try AgentStore(directory: directory).beginAttempt(retried).number == 3001)
+
+        try Data(#"{"retried-before":{"attempts":2,"firstAt":\#(Date().timeIntervalSinceReferenceDate)}}   "#.utf8)
+            .write(to: URL(fileURLWithPath: ledger))
+        #expect(try AgentStore(directory: directory).attempts.begin("retried-before", now: Date()).number == 3)
     }
 
     @Test func theCursorStartsOverAtZero() async throws {

@@ -76,7 +76,8 @@ struct StoredDevice: Sendable {
     var secretDigest: [UInt8]
 }
 
-/// The device has `limit` undelivered messages: it is not polling, and its queue must not grow without bound.
+/// The device has `limit` undelivered messages: it is not polling, or polls more slowly than messages come, and its
+/// queue must not grow without bound.
 struct DeviceQueueFull: Error {
     var limit: Int
 }
