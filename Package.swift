@@ -79,9 +79,12 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The relay's device API as both sides see it: a delivered message, a poll's reply, a registration.
         .target(name: "RelayWire", swiftSettings: swiftSettings),
+        // Writes to SQLite through GRDB that the relay and the agent share.
+        .target(name: "SQLiteWrites", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+                swiftSettings: swiftSettings),
         // The agent's SQLite state.
         .target(name: "PushAgentStore", dependencies: [
-            "PushAgentCore", "RelayWire", .product(name: "GRDB", package: "GRDB.swift"),
+            "PushAgentCore", "RelayWire", "SQLiteWrites", .product(name: "GRDB", package: "GRDB.swift"),
             .product(name: "Crypto", package: "swift-crypto"),
         ], swiftSettings: swiftSettings),
         // pushagentd's services: config, relay loop, handlers, responders, control server.
@@ -103,7 +106,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The relay: device registration, long-poll, FCM-v1-compatible send API, the OAuth2 token endpoint.
         .target(name: "PushRelay", dependencies: [
-            "RelayWire", "SystemdSupport", "ConnectionGuards",
+            "RelayWire", "SQLiteWrites", "SystemdSupport", "ConnectionGuards",
             .product(name: "NIOCore", package: "swift-nio"),
             .product(name: "NIOPosix", package: "swift-nio"),
             .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -29,10 +29,12 @@ extension AgentStore {
     }
 
     public func account(provider: Provider, lookupKey: String) async throws -> StoredAccount? {
-        try readOnThisThread { db in
-            // Every push looks its account up: compiled once per connection.
-            try AccountRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM account WHERE provider = ? AND lookup_key = ?"),
-                                       arguments: [provider.rawValue, lookupKey]).map(stored)
+        try openedAccounts.account(.init(provider: provider.rawValue, lookupKey: lookupKey)) {
+            try readOnThisThread { db in
+                // Every push looks its account up: compiled once per connection.
+                try AccountRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM account WHERE provider = ? AND lookup_key = ?"),
+                                           arguments: [provider.rawValue, lookupKey]).map(stored)
+            }
         }
     }
 

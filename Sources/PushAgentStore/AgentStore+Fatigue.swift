@@ -44,16 +44,17 @@ extension AgentStore {
     static func automaticDenial(of draft: ApprovalDraft, budget: PushBudget, now: Date, _ db: Database) throws
         -> (AutomaticDenial, PushRejection)? {
         let provider = draft.provider.displayName
-        if let until = try Date.fetchOne(db, sql: "SELECT muted_until FROM account WHERE id = ?",
+        // Every push asks both: compiled once per connection.
+        if let until = try Date.fetchOne(db.cachedStatement(sql: "SELECT muted_until FROM account WHERE id = ?"),
                                          arguments: [draft.accountId]), until > now {
             return (.muted, PushRejection(.muted, "account \(draft.accountId) is muted until "
                 + "\(until.formatted(.iso8601)): denied at \(provider), unseen"))
         }
         guard budget.limit > 0 else { return nil }
-        let admitted = try Int.fetchOne(db, sql: """
+        let admitted = try Int.fetchOne(db.cachedStatement(sql: """
             SELECT COUNT(*) FROM approval WHERE account_id = ? AND received_at > ?
                 AND (automatic IS NULL OR automatic = ?)
-            """, arguments: [draft.accountId, now.addingTimeInterval(-budget.window), AutomaticDenial.superseded.rawValue]) ?? 0
+            """), arguments: [draft.accountId, now.addingTimeInterval(-budget.window), AutomaticDenial.superseded.rawValue]) ?? 0
         guard !budget.admits(admittedWithinWindow: admitted) else { return nil }
         return (.rateLimited, PushRejection(.rateLimited, "account \(draft.accountId) had \(admitted) pushes in the last "
             + "\(Int(budget.window)) s, its limit: denied at \(provider), unseen"))

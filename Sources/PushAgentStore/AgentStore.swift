@@ -1,6 +1,7 @@
 import Foundation
 import GRDB
 import PushAgentCore
+import SQLiteWrites
 import Synchronization
 
 /// The agent's state in one SQLite database (WAL): device identity, accounts, approvals, processed ids, cursor, audit.
@@ -14,6 +15,8 @@ public final class AgentStore: Sendable {
     /// it, and only `saveDeviceIdentity` changes it. `saves` counts the saves, so that a read which began before one
     /// does not put back what it replaced.
     private let knownDevice = Mutex<(identity: DeviceIdentity??, saves: Int)>((nil, 0))
+    /// The accounts pushes found, opened (`account(provider:lookupKey:)`); the pool's writer tells it of their changes.
+    let openedAccounts = OpenedAccounts()
 
     /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600. Secrets
     /// are sealed with `sealingKey`, or without one with the key file in `directory` (made on first use). A store
@@ -51,6 +54,7 @@ public final class AgentStore: Sendable {
         readOnly.readonly = true
         readOnly.busyMode = .timeout(5)
         pushReader = try DatabaseQueue(path: path, configuration: readOnly)
+        pool.add(transactionObserver: openedAccounts)
         for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }
     }
 
@@ -59,8 +63,11 @@ public final class AgentStore: Sendable {
     /// not the pool's: the pool's async reads keep their reader across suspensions, so a thread blocked here waiting
     /// for one of them could be the thread that read needs to give it back. A WAL reader does not wait for the
     /// writer, so the thread is held for the read alone.
+    ///
+    /// Each of these reads is a single statement, so it runs outside a transaction: SQLite reads one statement from one
+    /// snapshot by itself, and GRDB's `read` would compile a BEGIN and a COMMIT around it on every call.
     func readOnThisThread<T>(_ value: (Database) throws -> T) throws -> T {
-        try pushReader.read(value)
+        try pushReader.inDatabase(value)
     }
 
     // MARK: Device identity and relay cursor
@@ -151,8 +158,11 @@ public final class AgentStore: Sendable {
     /// costs one disk flush, not one each. All or none are committed.
     public func commitMessages(_ messages: [MessageCommit], budget: PushBudget = .unlimited,
                                now: Date = Date()) async throws -> [MessageOutcome] {
-        let outcomes = try await pool.write { db in
-            try messages.map { try Self.commit($0, budget: budget, now: now, db) }
+        // A push's one commit, through a BEGIN and a COMMIT compiled once (GRDB's `write` compiles them on every call).
+        // Every statement below lets a database error through, so none runs on its own after SQLite rolled the
+        // transaction back by itself.
+        let outcomes = try await pool.writeWithoutTransaction { db in
+            try db.inCachedTransaction { try messages.map { try Self.commit($0, budget: budget, now: now, db) } }
         }
         attempts.forget(messages.map(\.source.processedKey))
         return outcomes

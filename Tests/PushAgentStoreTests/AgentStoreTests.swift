@@ -70,6 +70,40 @@ struct AgentStoreTests {
         }
     }
 
+    /// Every push's account lookup is answered from memory once found: whatever changes the account afterwards (the
+    /// store's own writes, a raw SQL update, a removal) is seen by the next lookup, and a rolled-back change is not.
+    @Test func theAccountsPushesFoundFollowEveryCommittedChange() async throws {
+        let (store, directory) = try makeStore()
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        func lookup() async throws -> StoredAccount? { try await store.account(provider: .forgerock, lookupKey: "mech-1") }
+        #expect(try await lookup() == nil)
+        let account = Account(id: "acc_1", provider: .forgerock, issuer: "i", name: "n", createdAt: Date(), hasTOTP: false)
+        try await store.addAccount(account, lookupKey: "mech-1", credentials: Data("{}".utf8), totp: nil)
+        #expect(try await lookup()?.credentials == Data("{}".utf8), "a miss is not kept")
+
+        try await store.updateCredentials(accountId: "acc_1", Data(#"{"k":1}"#.utf8))
+        #expect(try await lookup()?.credentials == Data(#"{"k":1}"#.utf8))
+        try await store.pool.write { try $0.execute(sql: "UPDATE account SET name = 'renamed'") }
+        #expect(try await lookup()?.account.name == "renamed")
+        struct Abandoned: Error {}
+        await #expect(throws: Abandoned.self) {
+            try await store.pool.write { db in
+                try db.execute(sql: "UPDATE account SET name = 'rolled back'")
+                throw Abandoned()
+            }
+        }
+        #expect(try await lookup()?.account.name == "renamed")
+        // A lookup racing a change keeps nothing read before the change committed.
+        for number in 1...20 {
+            async let racing = lookup()
+            try await store.pool.write { try $0.execute(sql: "UPDATE account SET name = ?", arguments: ["n\(number)"]) }
+            _ = try await racing
+            #expect(try await lookup()?.account.name == "n\(number)")
+        }
+        _ = try await store.removeAccount(matching: "acc_1")
+        #expect(try await lookup() == nil)
+    }
+
     @Test func aTokenUpdateForATokenReplacedMeanwhileLeavesTheAccountFlagged() async throws {
         let (store, directory) = try makeStore()
         defer { try? FileManager.default.removeItem(atPath: directory) }

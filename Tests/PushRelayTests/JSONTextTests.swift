@@ -67,4 +67,28 @@ struct PollReplyJSONTests {
             #expect(RelayTime.rfc3339(milliseconds: milliseconds) == expected, "\(milliseconds)")
         }
     }
+
+    /// The agent reads the relay's whole-second times by hand: the same instant as Foundation's ISO 8601 parser reads,
+    /// for every day from 1970 to 9999 tried, and for texts that are not in the calendar the same answer as Foundation's.
+    @Test func timesAreReadAsTheISO8601FormatStyleReadsThem() {
+        func foundation(_ text: String) -> Int64? {
+            let date = (try? Date(text, strategy: .iso8601))
+                ?? (try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)))
+            return date.map { Int64(($0.timeIntervalSince1970 * 1000).rounded(.down)) }
+        }
+        var generator = SystemRandomNumberGenerator()
+        var instants: [Int64] = [0, 951_782_400_000, 951_868_799_000, 4_107_542_399_000, 253_402_300_799_000]
+        instants += (0..<2000).map { _ in Int64.random(in: 0...253_402_300_799, using: &generator) * 1000 }
+        for milliseconds in instants {
+            let text = RelayTime.rfc3339(milliseconds: milliseconds)
+            #expect(RelayTime.milliseconds(rfc3339: text) == milliseconds, "\(text)")
+            #expect(RelayTime.milliseconds(rfc3339: text) == foundation(text), "\(text)")
+        }
+        for text in ["2026-02-29T00:00:00Z", "2024-02-30T00:00:00Z", "2026-04-31T12:00:00Z", "2026-13-01T00:00:00Z",
+                     "2026-00-10T00:00:00Z", "2026-01-00T00:00:00Z", "2026-11-27T24:00:00Z", "2026-11-27T23:60:00Z",
+                     "2026-12-31T23:59:60Z", "1969-12-31T23:59:59Z", "2026-11-27T04:41:07.250Z", "2026-11-27T04:41:07+01:00",
+                     "2026-11-27 04:41:07Z", "2026-11-27T04:41:0xZ", "+026-11-27T04:41:07Z", ""] {
+            #expect(RelayTime.milliseconds(rfc3339: text) == foundation(text), "\(text)")
+        }
+    }
 }

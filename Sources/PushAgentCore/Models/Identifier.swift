@@ -3,9 +3,12 @@ public enum Identifier {
     static let alphabet = Array("abcdefghijklmnopqrstuvwxyz234567")
     static let randomLength = 16
 
+    /// Each letter is five random bits (the alphabet has 32), twelve taken from each 64-bit draw: a draw is a system
+    /// call (getrandom), and one a letter was sixteen a push.
     public static func make(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()
-        let suffix = (0..<randomLength).map { _ in alphabet[Int(generator.next(upperBound: UInt8(alphabet.count)))] }
+        let draws: [UInt64] = [generator.next(), generator.next()]
+        let suffix = (0..<randomLength).map { index in alphabet[Int(draws[index / 12] >> UInt64(5 * (index % 12)) & 31)] }
         return prefix + "_" + String(suffix)
     }
 

@@ -49,6 +49,23 @@ import Testing
         }
     }
 
+    /// The pinned `alg` is read from the header alone: a header that is not a JSON object is malformed, and an `alg`
+    /// that is missing or not a string names none, whatever else the header holds.
+    @Test(arguments: [
+        (#"{"alg":"HS256","typ":"JWT"}"#, "HS256"), (#"{"alg":"HS256","x":{"y":[1e400,null,true]}}"#, "HS256"),
+        (#"{"typ":"JWT"}"#, nil), (#"{"alg":256}"#, nil), (#"{"alg":null}"#, nil), (#"{"alg":["HS256"]}"#, nil),
+    ] as [(String, String?)])
+    func theAlgorithmIsReadFromTheHeader(_ header: String, _ algorithm: String?) throws {
+        #expect(try CompactJWS.algorithm(of: "\(TestJWT.payloadSegment(header)).e30.x") == algorithm)
+    }
+
+    @Test(arguments: ["[1]", #""HS256""#, "{", "not json"])
+    func aHeaderThatIsNotAnObjectIsMalformed(_ header: String) {
+        #expect(throws: JWSError.malformed("the JWT header is not base64url JSON")) {
+            try CompactJWS.algorithm(of: "\(TestJWT.payloadSegment(header)).e30.x")
+        }
+    }
+
     @Test(arguments: ["", "a.b", "a.b.c.d", ".b.c", "!!.b.c", "\(TestJWT.payloadSegment("[1]")).e30.x"])
     func malformedTokens(_ token: String) async {
         await #expect(throws: JWSError.self) {

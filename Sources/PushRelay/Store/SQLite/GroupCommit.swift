@@ -1,4 +1,5 @@
 import GRDB
+import SQLiteWrites
 import Synchronization
 
 /// Group commit: writes that arrive while a transaction is committing wait and share the next one, so under load
@@ -116,24 +117,6 @@ final class GroupCommit: Sendable {
         }
     }
 
-    /// GRDB's `inTransaction` compiles BEGIN and COMMIT anew on every call, as its `inSavepoint` does (below): one
-    /// message at a time, its BEGIN alone took 2.6 % of the relay's CPU. Like GRDB's, it reports a transaction that
-    /// SQLite rolled back by itself (a full disk, an I/O error) as failed, without rolling it back again.
-    private static func inTransaction(_ db: Database, _ body: () throws -> Void) throws {
-        try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
-        do {
-            try body()
-            guard db.isInsideTransaction else { throw rolledBackBySQLite }
-            try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-        } catch {
-            try? db.rollback()
-            throw error
-        }
-    }
-
-    private static let rolledBackBySQLite = DatabaseError(
-        resultCode: .SQLITE_ABORT, message: "SQLite rolled back the shared transaction after an error")
-
     /// GRDB's `inSavepoint` compiles its three statements anew on every call; under load that was a measurable
     /// share of a send, so the savepoint is driven through cached statements instead.
     private static func inSavepoint<T>(_ db: Database, _ body: (Database) throws -> T) -> Result<T, any Error> {
@@ -188,11 +171,11 @@ final class GroupCommit: Sendable {
             var answers: [@Sendable ((any Error)?) -> Void] = []
             answers.reserveCapacity(batch.count)
             do {
-                try Self.inTransaction(db) {
+                try db.inCachedTransaction {
                     try beforeEachBatch(db)
                     for job in batch {
                         // Out of its transaction, a write's savepoint would commit it on its own, answered as failed.
-                        guard db.isInsideTransaction else { throw Self.rolledBackBySQLite }
+                        guard db.isInsideTransaction else { throw DatabaseError.rolledBackBySQLite }
                         answers.append(job.run(db))
                     }
                 }
