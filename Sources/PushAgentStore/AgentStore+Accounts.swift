@@ -29,7 +29,7 @@ extension AgentStore {
     }
 
     public func account(provider: Provider, lookupKey: String) async throws -> StoredAccount? {
-        try openedAccounts.account(.init(provider: provider.rawValue, lookupKey: lookupKey)) {
+        try openedAccounts.account(.init(provider: provider, lookupKey: lookupKey)) {
             try readOnThisThread { db in
                 // Every push looks its account up: compiled once per connection.
                 try AccountRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM account WHERE provider = ? AND lookup_key = ?"),

@@ -24,7 +24,7 @@ extension AgentStore {
 /// The file is a log, one JSON line per change, the last line of a message counting: each attempt appends one line.
 /// Rewritten whole at every attempt, it made a batch of n pushes write n²/2 entries (under load, a third of the
 /// agent's CPU). A committed message's count is forgotten with the commit; once none is left the file is emptied,
-/// and one that grew to several lines per count left is written again in full (`compact`).
+/// and one grown to several lines per count left is written again in full, to a new file renamed over it (`compact`).
 final class AttemptLedger: Sendable {
     private struct Entry: Codable {
         var attempts: Int
@@ -38,15 +38,12 @@ final class AttemptLedger: Sendable {
     }
 
     private struct State {
+        var file: Int32
         var entries: [String: Entry]
-        /// Where the next line goes: the end of the last line written.
+        /// Where the next line goes: the end of the file.
         var end: Int
-        /// Bytes the file holds. A compaction overwrites the lines it drops with spaces (blank to a reader) in the same
-        /// write as the lines it keeps, rather than truncating after it: a crash in between would leave old lines after
-        /// the new ones, each read back as the last word on its message.
-        var length: Int
-        /// Lines since the last compaction, which decide the next.
-        var lines: Int
+        /// Lines since the file was last written whole, which decide the next time.
+        var lines = 0
         /// Bytes written since the ledger was opened.
         var written = 0
     }
@@ -56,20 +53,21 @@ final class AttemptLedger: Sendable {
     private static let keptFor: TimeInterval = 2 * 86_400
 
     private let path: String
-    private let file: Int32
     private let state: Mutex<State>
 
     init(path: String, now: Date = Date()) throws {
         self.path = path
-        file = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        let file = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard file >= 0 else { throw Self.failure("cannot open", path) }
         let contents = FileManager.default.contents(atPath: path) ?? Data()
         let entries = Self.read(contents).filter { now.timeIntervalSince($0.value.firstAt) < Self.keptFor }
-        state = Mutex(State(entries: entries, end: contents.count, length: contents.count, lines: 0))
-        try state.withLock { try compact(&$0) }
+        state = Mutex(State(file: file, entries: entries, end: contents.count))
+        // One line a count from the start; a full disk must not stop the daemon over it, though: the log as it is
+        // still reads, and each line begins with its own newline, so one torn by a power cut ends there.
+        state.withLock { try? compact(&$0) }
     }
 
-    deinit { close(file) }
+    deinit { state.withLock { _ = close($0.file) } }
 
     func begin(_ key: String, now: Date) throws -> (number: Int, lastError: String?) {
         try state.withLock { state in
@@ -91,18 +89,20 @@ final class AttemptLedger: Sendable {
     }
 
     /// Committed: their counts are no longer needed. Nothing is written for them: their lines go when the file is
-    /// emptied or compacted, and a line read back at a start counts only for a message delivered again, which a
+    /// emptied or written whole, and a line read back at a start counts only for a message delivered again, which a
     /// committed one is not taken up for.
     func forget(_ keys: some Sequence<String>) {
         state.withLock { state in
             for key in keys { state.entries[key] = nil }
-            // Not emptied, the file keeps lines that the next compaction drops.
-            if state.entries.isEmpty, state.length > 0 { try? compact(&state) }
+            // Not emptied now, the file keeps lines that the next compaction drops.
+            if state.entries.isEmpty, state.end > 0 { try? compact(&state) }
         }
     }
 
-    /// The last line of each message; lines a power cut tore, and blank padding, are skipped. A file written before
-    /// the ledger was a log (one JSON object of every count) is read too.
+    var bytesWritten: Int { state.withLock { $0.written } }
+
+    /// The last line of each message; lines a power cut tore are skipped. A file written before the ledger was a
+    /// log (one JSON object of every count) is read too.
     private static func read(_ contents: Data) -> [String: Entry] {
         if let whole = try? JSONDecoder().decode([String: Entry].self, from: contents) { return whole }
         var entries: [String: Entry] = [:]
@@ -114,44 +114,54 @@ final class AttemptLedger: Sendable {
         return entries
     }
 
+    private static func encoded(_ line: Line, _ encoder: JSONEncoder) throws -> Data {
+        var bytes = Data([UInt8(ascii: "\n")])
+        bytes += try encoder.encode(line)
+        return bytes
+    }
+
     private func append(_ line: Line, _ state: inout State) throws {
         if state.lines > max(1024, 4 * state.entries.count) { try compact(&state) }
-        var bytes = try JSONEncoder().encode(line)
-        bytes.append(UInt8(ascii: "\n"))
-        try write(bytes, at: state.end, &state)
+        let bytes = try Self.encoded(line, JSONEncoder())
+        try write(bytes, to: state.file, at: state.end, &state)
         state.end += bytes.count
-        state.length = max(state.length, state.end)
         state.lines += 1
     }
 
-    /// Writes every count again, one line each, from the start of the file; with none left, empties it.
+    /// Writes every count again, one line each, to a new file renamed over the log, so that no moment leaves a file
+    /// with old lines after new ones (a long write can stop part way at a kill -9); with none left, empties it.
     private func compact(_ state: inout State) throws {
         if state.entries.isEmpty {
-            guard ftruncate(file, 0) == 0 else { throw Self.failure("cannot empty", path) }
-            state = State(entries: [:], end: 0, length: 0, lines: 0, written: state.written)
+            guard ftruncate(state.file, 0) == 0 else { throw Self.failure("cannot empty", path) }
+            state.end = 0
+            state.lines = 0
             return
         }
         let encoder = JSONEncoder()
         var bytes = Data()
-        for (key, entry) in state.entries {
-            bytes += try encoder.encode(Line(key: key, entry: entry))
-            bytes.append(UInt8(ascii: "\n"))
+        for (key, entry) in state.entries { bytes += try Self.encoded(Line(key: key, entry: entry), encoder) }
+        let fresh = path + ".new"
+        let file = open(fresh, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        guard file >= 0 else { throw Self.failure("cannot open", fresh) }
+        do {
+            try write(bytes, to: file, at: 0, &state)
+            guard rename(fresh, path) == 0 else { throw Self.failure("cannot rename \(fresh) to", path) }
+        } catch {
+            close(file)
+            unlink(fresh)
+            throw error
         }
-        let end = bytes.count
-        if end < state.length { bytes.append(contentsOf: repeatElement(UInt8(ascii: " "), count: state.length - end)) }
-        try write(bytes, at: 0, &state)
-        state.end = end
-        state.length = bytes.count
+        close(state.file)
+        state.file = file
+        state.end = bytes.count
         state.lines = state.entries.count
     }
 
-    private func write(_ bytes: Data, at offset: Int, _ state: inout State) throws {
+    private func write(_ bytes: Data, to file: Int32, at offset: Int, _ state: inout State) throws {
         let done = bytes.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, off_t(offset)) }
         guard done == bytes.count else { throw Self.failure("cannot write", path) }
         state.written += bytes.count
     }
-
-    var bytesWritten: Int { state.withLock { $0.written } }
 
     private static func failure(_ what: String, _ path: String) -> CocoaError {
         CocoaError(.fileWriteUnknown, userInfo: [

@@ -64,10 +64,11 @@ public final class AgentStore: Sendable {
     /// for one of them could be the thread that read needs to give it back. A WAL reader does not wait for the
     /// writer, so the thread is held for the read alone.
     ///
-    /// Each of these reads is a single statement, so it runs outside a transaction: SQLite reads one statement from one
-    /// snapshot by itself, and GRDB's `read` would compile a BEGIN and a COMMIT around it on every call.
+    /// Each of these reads is a single statement, so it runs outside a transaction (GRDB's `unsafeRead`): SQLite reads
+    /// one statement from one snapshot by itself, and GRDB's `read` would compile a BEGIN and a COMMIT around it on
+    /// every call.
     func readOnThisThread<T>(_ value: (Database) throws -> T) throws -> T {
-        try pushReader.inDatabase(value)
+        try pushReader.unsafeRead(value)
     }
 
     // MARK: Device identity and relay cursor

@@ -1,15 +1,24 @@
 import GRDB
+import PushAgentCore
 import Synchronization
 
 /// The accounts pushes found, opened, by provider and lookup key: every push looks its account up, and reading the
 /// row, decoding it and opening its sealed secret (AES-GCM) took a twenty-fifth of the agent's CPU a push. Any commit
-/// that touched the `account` table forgets them all, as the pool's writer reports it; a lookup that began before such
-/// a commit does not put back what it read. Only accounts found are kept: a push names its lookup key unverified, so
+/// that touched the `account` table forgets them all, as the pool's writer reports it (a write to the file from
+/// outside the daemon, an operator's `sqlite3`, is not seen until it restarts); a lookup that began before such a
+/// commit does not put back what it read. Only accounts found are kept: a push names its lookup key unverified, so
 /// keeping misses would let anyone grow this without bound.
 final class OpenedAccounts: TransactionObserver, Sendable {
     struct Key: Hashable {
-        var provider: String
-        var lookupKey: String
+        var provider: Provider
+        /// Its bytes, as SQLite compares them: Swift's `String` equality would take "é" and "e\u{301}" for one key,
+        /// and a push names its lookup key unverified.
+        var lookupKey: [UInt8]
+
+        init(provider: Provider, lookupKey: String) {
+            self.provider = provider
+            self.lookupKey = Array(lookupKey.utf8)
+        }
     }
 
     private struct State {

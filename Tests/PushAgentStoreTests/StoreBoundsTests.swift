@@ -119,8 +119,8 @@ struct StoreBoundsTests {
 
     /// Issue 26: the ledger was written whole at every attempt, so a batch of n pushes wrote n²/2 counts, a third of
     /// the agent's CPU under load. Each attempt now appends one line; committed, the counts leave an empty file; one
-    /// message retried without end keeps the file to some hundred lines; and a ledger written whole by the version
-    /// before is read.
+    /// message retried without end keeps the file to about a thousand lines; and a ledger written whole by the
+    /// version before is read.
     @Test func anAttemptWritesOneLineAndTheLedgerStaysSmall() async throws {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let ledger = directory + "/ingest-attempts"
