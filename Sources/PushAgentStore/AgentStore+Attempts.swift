@@ -121,9 +121,11 @@ final class AttemptLedger: Sendable {
     }
 
     private func append(_ line: Line, _ state: inout State) throws {
-        if state.lines > max(1024, 4 * state.entries.count) { try compact(&state) }
+        // Only to keep the file short: a compaction that fails (a full disk) leaves the log as it was, still read.
+        if state.lines > max(1024, 4 * state.entries.count) { try? compact(&state) }
         let bytes = try Self.encoded(line, JSONEncoder())
-        try write(bytes, to: state.file, at: state.end, &state)
+        // A line written in part (a full disk) is written over by the next, which begins with its own newline.
+        try write(bytes, to: state.file, named: path, at: state.end, &state)
         state.end += bytes.count
         state.lines += 1
     }
@@ -144,7 +146,7 @@ final class AttemptLedger: Sendable {
         let file = open(fresh, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
         guard file >= 0 else { throw Self.failure("cannot open", fresh) }
         do {
-            try write(bytes, to: file, at: 0, &state)
+            try write(bytes, to: file, named: fresh, at: 0, &state)
             guard rename(fresh, path) == 0 else { throw Self.failure("cannot rename \(fresh) to", path) }
         } catch {
             close(file)
@@ -157,9 +159,9 @@ final class AttemptLedger: Sendable {
         state.lines = state.entries.count
     }
 
-    private func write(_ bytes: Data, to file: Int32, at offset: Int, _ state: inout State) throws {
+    private func write(_ bytes: Data, to file: Int32, named name: String, at offset: Int, _ state: inout State) throws {
         let done = bytes.withUnsafeBytes { pwrite(file, $0.baseAddress, $0.count, off_t(offset)) }
-        guard done == bytes.count else { throw Self.failure("cannot write", path) }
+        guard done == bytes.count else { throw Self.failure("cannot write", name) }
         state.written += bytes.count
     }
 
