@@ -19,17 +19,14 @@ extension AgentStore {
     /// The pending approvals that look like `approval` (ApprovalDraft.similarityKey) and came before it start being
     /// denied (`denying`, automatic `superseded`): their answers are the caller's to send.
     public func supersedeSimilar(to approval: Approval) async throws -> [StoredApproval] {
-        try await pool.write { db in
-            // A batch commits all its look-alikes before the first is handled: only the ones stored before this one
-            // (rowid order is arrival order) give way, and only to one still pending.
-            guard let newest = try ApprovalRecord.fetchOne(db, key: approval.id), let key = newest.similarityKey,
-                  newest.state == ApprovalState.pending.rawValue,
-                  let newestRow = try Int64.fetchOne(db, sql: "SELECT rowid FROM approval WHERE id = ?", arguments: [newest.id])
-            else { return [] }
-            let older = try ApprovalRecord.filter(
-                Column("account_id") == newest.accountId && Column("similarity_key") == key
-                    && Column("state") == ApprovalState.pending.rawValue && Column.rowID < newestRow).fetchAll(db)
-            return try older.map { record in
+        // Every approval a push creates comes here, and most have no look-alike: a read on this thread says so without
+        // a write transaction and the two thread switches to the writer and back. Older ones only ever leave the
+        // pending state, so none found now means none to deny; the write looks again for the ones it denies.
+        guard try readOnThisThread({ db in
+            try Bool.fetchOne(db.cachedStatement(sql: Self.anyOlderLookAlikeSQL), arguments: [approval.id]) ?? false
+        }) else { return [] }
+        return try await pool.write { db in
+            try Self.olderLookAlikes(of: approval.id, db).map { record in
                 var record = record
                 try record.denyAutomatically(.superseded)
                 try record.update(db)
@@ -37,6 +34,32 @@ extension AgentStore {
             }
         }
     }
+
+    /// A batch commits all its look-alikes before the first is handled: only the ones stored before this one (rowid
+    /// order is arrival order) give way, and only to one still pending.
+    private static func olderLookAlikes(of id: String, _ db: Database) throws -> [ApprovalRecord] {
+        guard let newest = try ApprovalRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM approval WHERE id = ?"),
+                                                       arguments: [id]),
+              let key = newest.similarityKey, newest.state == ApprovalState.pending.rawValue,
+              let newestRow = try Int64.fetchOne(db.cachedStatement(sql: "SELECT rowid FROM approval WHERE id = ?"),
+                                                 arguments: [id])
+        else { return [] }
+        return try ApprovalRecord.fetchAll(db.cachedStatement(sql: lookAlikesSQL),
+                                           arguments: [newest.accountId, key, newestRow])
+    }
+
+    /// The state is written out, not bound, so that SQLite may read the partial index `approval_pending_look_alike`.
+    static let lookAlikesSQL = """
+        SELECT * FROM approval WHERE account_id = ? AND similarity_key = ? AND state = 'pending' AND rowid < ?
+        """
+
+    /// Whether `olderLookAlikes` would find any, in one statement that decodes no record.
+    static let anyOlderLookAlikeSQL = """
+        SELECT EXISTS (SELECT 1 FROM approval AS newest JOIN approval AS older
+            ON older.account_id = newest.account_id AND older.similarity_key = newest.similarity_key
+                AND older.state = 'pending' AND older.rowid < newest.rowid
+            WHERE newest.id = ? AND newest.state = 'pending')
+        """
 
     /// Why a verified push for the draft's account is denied unseen, or nil to show it: the account is muted, or
     /// its pushes within the budget's window already reached the limit (pushes denied for that do not count, so

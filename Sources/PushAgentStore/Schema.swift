@@ -162,6 +162,13 @@ enum Schema {
         migrator.registerMigration("ingest-attempt-file-v1") { db in
             try db.drop(table: "ingest_attempt")
         }
+        // Each approval a push creates looks for pending look-alikes to replace (AgentStore.supersedeSimilar): through
+        // this index it reads those alone, not every pending approval of the account, which a burst piles up.
+        migrator.registerMigration("approval-look-alike-index-v1") { db in
+            try db.execute(sql: """
+                CREATE INDEX approval_pending_look_alike ON approval(account_id, similarity_key) WHERE state = 'pending'
+                """)
+        }
         return migrator
     }
 }

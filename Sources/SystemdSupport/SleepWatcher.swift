@@ -75,8 +75,9 @@ public final class SleepWatcher: Sendable {
 public final class WakeCounter: Sendable {
     private struct State {
         var count = 0
-        var nextWaiter = 0
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        var nextWatcher = 0
+        /// What to do at the next wake, by watcher.
+        var watchers: [Int: @Sendable () -> Void] = [:]
     }
 
     private let state = Mutex(State())
@@ -86,46 +87,65 @@ public final class WakeCounter: Sendable {
     public var count: Int { state.withLock { $0.count } }
 
     public func increment() {
-        let waiters = state.withLock { state in
+        let due = state.withLock { state in
             state.count += 1
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
+            defer { state.watchers = [:] }
+            return Array(state.watchers.values)
         }
-        for waiter in waiters { waiter.resume() }
+        for action in due { action() }
     }
 
     /// `operation`'s result, unless a wake past `seen` comes first: then nil, and `operation` is cancelled.
     public func unlessWoken<T: Sendable>(past seen: Int, _ operation: @escaping @Sendable () async throws -> T)
         async throws -> T? {
-        try await withThrowingTaskGroup(of: T?.self) { race in
-            race.addTask { try await operation() }
-            race.addTask {
-                await self.wait(past: seen)
-                try Task.checkCancellation()
-                return nil
-            }
-            defer { race.cancelAll() }
-            return try await race.next() ?? nil
+        // One task, which a wake cancels. A task group racing it against a task waiting for the wake cost every
+        // long-poll two tasks more, and the thread switches that started, cancelled and collected them.
+        let task = Task { try await operation() }
+        let watcher = newWatcher()
+        if !watch(watcher, past: seen, { task.cancel() }) { task.cancel() }
+        defer { stopWatching(watcher) }
+        do {
+            return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        } catch {
+            // However the operation ends once cancelled (a transfer aborted is not always a CancellationError).
+            if Task.isCancelled { throw CancellationError() }
+            if count > seen { return nil }
+            throw error
         }
     }
 
     /// Returns once the count is past `seen` (at once if it already is), or once the task is cancelled.
     public func wait(past seen: Int) async {
-        let id = state.withLock { state in
-            state.nextWaiter += 1
-            return state.nextWaiter
-        }
+        let watcher = newWatcher()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let now = state.withLock { state in
-                    guard state.count <= seen, !Task.isCancelled else { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if now { continuation.resume() }
+                if !watch(watcher, past: seen, { continuation.resume() }) { continuation.resume() }
             }
         } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+            stopWatching(watcher)?()
         }
+    }
+
+    private func newWatcher() -> Int {
+        state.withLock { state in
+            state.nextWatcher += 1
+            return state.nextWatcher
+        }
+    }
+
+    /// Keeps `action` for the next wake; false, keeping nothing, when a wake past `seen` came already or the task is
+    /// cancelled (checked under the lock that `stopWatching` takes, so a cancellation cannot fall between them).
+    private func watch(_ watcher: Int, past seen: Int, _ action: @escaping @Sendable () -> Void) -> Bool {
+        state.withLock { state in
+            guard state.count <= seen, !Task.isCancelled else { return false }
+            state.watchers[watcher] = action
+            return true
+        }
+    }
+
+    /// The watcher's action, taken out unrun; nil once a wake ran it.
+    @discardableResult
+    private func stopWatching(_ watcher: Int) -> (@Sendable () -> Void)? {
+        state.withLock { $0.watchers.removeValue(forKey: watcher) }
     }
 }

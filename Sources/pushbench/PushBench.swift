@@ -29,10 +29,14 @@ struct PushBench: AsyncParsableCommand {
         let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pushbench-\(UUID())").path
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
+        let flushes = try FlushProbe.line(directory: scratch)
         let fcm = transport == "fcm" ? try await FCMEmulatorProcess(directory: scratch) : nil
         let cluster = try await Cluster(simSendsThrough: fcm?.sendBaseURL)
         do {
-            var environment = ["PUSHAGENT_LOG_LEVEL": "warning"]
+            // The daemon's default: each approval looked at for pending look-alikes to replace. Each push carries a
+            // sign-in of its own (its own message), so none replaces another. The push budget stays off: it would
+            // deny all but a few of the pushes to the one account.
+            var environment = ["PUSHAGENT_LOG_LEVEL": "warning", "PUSHAGENT_COLLAPSE_SIMILAR_PENDING": "true"]
             if let fcm { environment.merge(fcm.daemonEnvironment.filter { $0.key != "PUSHAGENT_FCM_HEARTBEAT_SECONDS" }) { $1 } }
             try await cluster.startDaemon(extraEnvironment: environment)
             if fcm != nil {
@@ -51,7 +55,7 @@ struct PushBench: AsyncParsableCommand {
             for _ in 0..<latencyPushes {
                 let target = created.count + 1
                 let start = ContinuousClock.now
-                _ = try await sim.push()
+                _ = try await sim.push(message: "sign-in \(target)")
                 sends.append((ContinuousClock.now - start).milliseconds)
                 latencies.append((try await created.arrival(of: target) - start).milliseconds)
             }
@@ -63,8 +67,10 @@ struct PushBench: AsyncParsableCommand {
             let start = ContinuousClock.now
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let perWorker = throughputPushes / concurrency
-                for _ in 0..<concurrency {
-                    group.addTask { for _ in 0..<perWorker { _ = try await sim.push() } }
+                for worker in 0..<concurrency {
+                    group.addTask {
+                        for push in 0..<perWorker { _ = try await sim.push(message: "sign-in \(worker)-\(push)") }
+                    }
                 }
                 try await group.waitForAll()
             }
@@ -72,6 +78,7 @@ struct PushBench: AsyncParsableCommand {
             let seconds = (try await created.arrival(of: base + sent, timeout: .seconds(120)) - start).milliseconds / 1000
 
             print("""
+            \(flushes)
             transport: \(transport)
             idle daemon over \(idleSeconds) s: RSS \(format(idle.rssMiB)) MiB (anonymous \(format(idle.anonymousMiB)) MiB), CPU \(format(idle.cpuMilliseconds)) ms
             push sent → approval visible (\(latencyPushes) sequential pushes, loopback):

@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 import PushAgentCore
 @testable import PushAgentStore
 import Testing
@@ -109,6 +110,24 @@ struct StoreFatigueTests {
             for approval in created { _ = try await store.supersedeSimilar(to: approval) }
             let pending = try await store.approvals(state: .pending)
             #expect(pending.map(\.id) == [created[2].id], "only the newest stays: \(pending.map(\.message))")
+        }
+    }
+
+    /// Every approval a push creates looks for its look-alikes: through an index of the pending ones, not by reading
+    /// every pending approval of the account, which a burst piles up (pushbench's 1,000 were a quadratic cost).
+    @Test func theLookAlikeSearchReadsAnIndexOfThePendingOnes() async throws {
+        try await withStore { store in
+            func plan(_ sql: String, _ arguments: StatementArguments) async throws -> [String] {
+                try await store.pool.read { db in
+                    try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
+                }
+            }
+            let search = try await plan(AgentStore.lookAlikesSQL, ["acc_a", "key", 1])
+            #expect(search == ["SEARCH approval USING INDEX approval_pending_look_alike (account_id=? AND similarity_key=? AND rowid<?)"],
+                    "\(search)")
+            let check = try await plan(AgentStore.anyOlderLookAlikeSQL, ["apr_1"])
+            #expect(check.contains("SEARCH older USING INDEX approval_pending_look_alike (account_id=? AND similarity_key=? AND rowid<?)"),
+                    "\(check)")
         }
     }
 
