@@ -95,7 +95,8 @@ public final class WakeCounter: Sendable {
         for action in due { action() }
     }
 
-    /// `operation`'s result, unless a wake past `seen` comes first: then nil, and `operation` is cancelled.
+    /// `operation`'s result, unless a wake past `seen` comes first: then `operation` is cancelled, and the result is nil
+    /// unless it finished all the same.
     public func unlessWoken<T: Sendable>(past seen: Int, _ operation: @escaping @Sendable () async throws -> T)
         async throws -> T? {
         // One task, which a wake cancels. A task group racing it against a task waiting for the wake cost every

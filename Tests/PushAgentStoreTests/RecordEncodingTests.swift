@@ -8,10 +8,13 @@ import Testing
 /// (the one they are read back with) gives, every column included.
 struct RecordEncodingTests {
     /// The same record through GRDB's `Encodable` path, which a hand-written `encode(to:)` replaces.
-    struct ThroughEncodable<Record: Encodable>: EncodableRecord, Encodable {
+    /// With the record's own date strategy, which the hand-written encoding must follow.
+    struct ThroughEncodable<Record: EncodableRecord & Encodable>: EncodableRecord, Encodable {
         var record: Record
         func encode(to encoder: any Encoder) throws { try record.encode(to: encoder) }
-        static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy { StoredDate.encoding }
+        static func databaseDateEncodingStrategy(for column: String) -> DatabaseDateEncodingStrategy {
+            Record.databaseDateEncodingStrategy(for: column)
+        }
     }
 
     let when = Date(timeIntervalSince1970: 1_800_000_000.123)
