@@ -35,31 +35,23 @@ extension AgentStore {
         }
     }
 
-    /// A batch commits all its look-alikes before the first is handled: only the ones stored before this one (rowid
-    /// order is arrival order) give way, and only to one still pending.
     private static func olderLookAlikes(of id: String, _ db: Database) throws -> [ApprovalRecord] {
-        guard let newest = try ApprovalRecord.fetchOne(db.cachedStatement(sql: "SELECT * FROM approval WHERE id = ?"),
-                                                       arguments: [id]),
-              let key = newest.similarityKey, newest.state == ApprovalState.pending.rawValue,
-              let newestRow = try Int64.fetchOne(db.cachedStatement(sql: "SELECT rowid FROM approval WHERE id = ?"),
-                                                 arguments: [id])
-        else { return [] }
-        return try ApprovalRecord.fetchAll(db.cachedStatement(sql: lookAlikesSQL),
-                                           arguments: [newest.accountId, key, newestRow])
+        try ApprovalRecord.fetchAll(db.cachedStatement(sql: lookAlikesSQL), arguments: [id])
     }
 
-    /// The state is written out, not bound, so that SQLite may read the partial index `approval_pending_look_alike`.
+    /// The pending approvals older than approval `id` that look like it, while it is pending itself: a batch commits
+    /// all its look-alikes before the first is handled, so only the ones stored before it (rowid order is arrival
+    /// order) give way, and only to one still pending. No look has no look-alike (NULL equals nothing). The state is
+    /// written out, not bound, so that SQLite may read the partial index `approval_pending_look_alike`.
     static let lookAlikesSQL = """
-        SELECT * FROM approval WHERE account_id = ? AND similarity_key = ? AND state = 'pending' AND rowid < ?
-        """
-
-    /// Whether `olderLookAlikes` would find any, in one statement that decodes no record.
-    static let anyOlderLookAlikeSQL = """
-        SELECT EXISTS (SELECT 1 FROM approval AS newest JOIN approval AS older
+        SELECT older.* FROM approval AS newest JOIN approval AS older
             ON older.account_id = newest.account_id AND older.similarity_key = newest.similarity_key
                 AND older.state = 'pending' AND older.rowid < newest.rowid
-            WHERE newest.id = ? AND newest.state = 'pending')
+            WHERE newest.id = ? AND newest.state = 'pending'
         """
+
+    /// Whether `olderLookAlikes` would find any, without decoding them.
+    static let anyOlderLookAlikeSQL = "SELECT EXISTS (\(lookAlikesSQL))"
 
     /// Why a verified push for the draft's account is denied unseen, or nil to show it: the account is muted, or
     /// its pushes within the budget's window already reached the limit (pushes denied for that do not count, so

@@ -122,8 +122,9 @@ struct StoreFatigueTests {
                     try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: arguments).map { $0["detail"] as String }
                 }
             }
-            let search = try await plan(AgentStore.lookAlikesSQL, ["acc_a", "key", 1])
-            #expect(search == ["SEARCH approval USING INDEX approval_pending_look_alike (account_id=? AND similarity_key=? AND rowid<?)"],
+            let search = try await plan(AgentStore.lookAlikesSQL, ["apr_1"])
+            #expect(search == ["SEARCH newest USING INDEX sqlite_autoindex_approval_1 (id=?)",
+                               "SEARCH older USING INDEX approval_pending_look_alike (account_id=? AND similarity_key=? AND rowid<?)"],
                     "\(search)")
             let check = try await plan(AgentStore.anyOlderLookAlikeSQL, ["apr_1"])
             #expect(check.contains("SEARCH older USING INDEX approval_pending_look_alike (account_id=? AND similarity_key=? AND rowid<?)"),
