@@ -20,28 +20,38 @@ func bearerCredential(authorization value: String) -> String? {
 /// (RFC 6749 §3.2: "Request and response parameters MUST NOT be included more than once").
 func urlEncodedForm(_ body: Data) -> [String: String]? {
     var fields: [String: String] = [:]
-    for pair in String(decoding: body, as: UTF8.self).split(separator: "&") {
-        let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        guard let name = formDecode(parts[0]), let value = formDecode(parts.count == 2 ? parts[1] : ""),
-              fields.updateValue(value, forKey: name) == nil
-        else { return nil }
+    var valid = true
+    forEachField(in: String(decoding: body, as: UTF8.self).utf8[...]) { name, value in
+        guard let name, let value, fields.updateValue(value, forKey: name) == nil else {
+            valid = false
+            return false
+        }
+        return true
     }
-    return fields
+    return valid ? fields : nil
 }
 
-/// The parameters of the query in `path`, percent-decoded; the first of a repeated name counts. Read as bytes: by
-/// `Character`, a long-poll's query cost a sixtieth of the relay's CPU.
+/// The parameters of the query in `path`, percent-decoded; the first of a repeated name counts, one with an invalid
+/// escape is left out.
 func queryParameters(_ path: String) -> [String: String] {
     let path = path.utf8
     guard let start = path.firstIndex(of: UInt8(ascii: "?")) else { return [:] }
     var parameters: [String: String] = [:]
-    for pair in path[path.index(after: start)...].split(separator: UInt8(ascii: "&")) {
-        let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-        guard let name = formDecode(Substring(parts[0])),
-              let value = formDecode(parts.count == 2 ? Substring(parts[1]) : "") else { continue }
-        if parameters[name] == nil { parameters[name] = value }
+    forEachField(in: path[path.index(after: start)...]) { name, value in
+        if let name, let value, parameters[name] == nil { parameters[name] = value }
+        return true
     }
     return parameters
+}
+
+/// Each `name=value` of a form or a query, percent-decoded (nil where an escape is invalid), until `body` returns
+/// false. Split as bytes: by `Character`, a combining mark after a `&` or `=` made one grapheme with it, which then
+/// split nothing (`a=1&\u{301}b=2` was one field); and a long-poll's query cost a sixtieth of the relay's CPU.
+private func forEachField(in text: Substring.UTF8View, _ body: (String?, String?) -> Bool) {
+    for pair in text.split(separator: UInt8(ascii: "&")) {
+        let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
+        guard body(formDecode(Substring(parts[0])), formDecode(parts.count == 2 ? Substring(parts[1]) : "")) else { return }
+    }
 }
 
 /// Foundation's decoding is the slow path: a poll's `after=…&wait=…` has nothing to decode, and decoding it took a

@@ -255,8 +255,8 @@ struct DeviceAPITests {
         let start = clock.now
         try await relay.stop()
         // The poll would hold 60 s; ending well before proves the shutdown ended it. The bound leaves room for a
-        // loaded 2-core machine (it is milliseconds when idle).
-        #expect(clock.now - start < .seconds(10))
+        // loaded 2-core machine (it is milliseconds when idle; 12 s once in the full parallel suite on a slow day).
+        #expect(clock.now - start < .seconds(30))
         #expect(try await poll.value.messages.isEmpty)
     }
 

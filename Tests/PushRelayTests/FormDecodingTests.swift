@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import PushRelay
 
@@ -25,6 +26,11 @@ struct QueryParameterTests {
         #expect(queryParameters("/p?a=1&a=2&b&c=&d=x%3Dy+z&%C3%A9=%E2%9C%93&&e=é")
             == ["a": "1", "b": "", "c": "", "d": "x=y z", "é": "✓", "e": "é"])
         #expect(queryParameters("/p?bad=%zz&good=1") == ["good": "1"])
+    }
+
+    /// A combining mark after a separator made one `Character` with it, so the query split there no more.
+    @Test func aCombiningMarkAfterASeparatorStillSplits() {
+        #expect(queryParameters("/p?a=1&\u{301}b=2&c=\u{301}") == ["a": "1", "\u{301}b": "2", "c": "\u{301}"])
     }
 
     @Test func aPathWithoutAQueryHasNoParameters() {
@@ -70,5 +76,23 @@ struct RelayRouterTests {
                       "/v1/devicés/d/messages", "/healthz%2F"])
     func anUnknownPathIsNotFound(path: String) {
         guard case .notFound = router.match(.get, path: path) else { Issue.record("\(path) matched"); return }
+    }
+}
+
+@Suite("Form bodies")
+struct URLEncodedFormTests {
+    @Test func readsEachFieldAndRefusesARepeatedNameOrABrokenEscape() {
+        #expect(urlEncodedForm(Data("grant_type=a%3Ab&assertion=x.y+z&&e=".utf8))
+            == ["grant_type": "a:b", "assertion": "x.y z", "e": ""])
+        #expect(urlEncodedForm(Data("a=1&a=1".utf8)) == nil)
+        #expect(urlEncodedForm(Data("a=%zz".utf8)) == nil)
+        #expect(urlEncodedForm(Data()) == [:])
+    }
+
+    /// Read by `Character`, `a=1&\u{301}b=2` was one field, `a` = "1&\u{301}b=2": a form is split as bytes, as
+    /// every other reader of forms does (Python's `urllib.parse.parse_qsl` gives the two fields below).
+    @Test func aCombiningMarkAfterASeparatorStillSplits() {
+        #expect(urlEncodedForm(Data("a=1&\u{301}b=2".utf8)) == ["a": "1", "\u{301}b": "2"])
+        #expect(urlEncodedForm(Data("assertion=\u{301}x".utf8)) == ["assertion": "\u{301}x"])
     }
 }

@@ -21,21 +21,24 @@ struct EnrollmentURIParts {
         let text = uri.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !text.isEmpty else { throw .empty }
         guard text.utf8.count <= Self.maximumBytes else { throw .tooLong(bytes: text.utf8.count) }
-        guard let separator = text.range(of: "://") else { throw .notAURI }
-        let scheme = text[..<separator.lowerBound].lowercased()
+        // Split by Unicode scalars, not Characters: a combining mark after a separator (`&\u{301}`) made one Character
+        // with it, so the URI split there no more, where every other reader of the URI splits it.
+        let scalars = text.unicodeScalars
+        guard let separator = scalars.firstRange(of: "://".unicodeScalars) else { throw .notAURI }
+        let scheme = String(Substring(scalars[..<separator.lowerBound])).lowercased()
         guard let first = scheme.first, first.isASCII, first.isLetter,
               scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
         else { throw .notAURI }
         self.scheme = scheme
 
-        var rest = text[separator.upperBound...]
+        var rest = scalars[separator.upperBound...]
         if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
-        let queryText = rest.firstIndex(of: "?").map { rest[rest.index(after: $0)...] } ?? ""
+        let queryText = rest.firstIndex(of: "?").map { rest[rest.index(after: $0)...] } ?? rest[rest.endIndex...]
         let hierarchy = rest.firstIndex(of: "?").map { rest[..<$0] } ?? rest
         let slash = hierarchy.firstIndex(of: "/") ?? hierarchy.endIndex
-        host = hierarchy[..<slash].lowercased()
+        host = String(Substring(hierarchy[..<slash])).lowercased()
 
-        let path = hierarchy[slash...].trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let path = String(Substring(hierarchy[slash...])).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         guard let label = path.removingPercentEncoding else {
             throw .brokenPercentEncoding(scheme: scheme, part: "the label")
         }
@@ -44,9 +47,10 @@ struct EnrollmentURIParts {
         var query: [String: String] = [:]
         for item in queryText.split(separator: "&") {
             let equals = item.firstIndex(of: "=") ?? item.endIndex
-            let rawValue = equals == item.endIndex ? "" : item[item.index(after: equals)...]
-            guard let name = item[..<equals].removingPercentEncoding, let value = rawValue.removingPercentEncoding else {
-                throw .brokenPercentEncoding(scheme: scheme, part: "parameter '\(EnrollmentURIError.excerpt(item[..<equals]))'")
+            let rawName = Substring(item[..<equals])
+            let rawValue = equals == item.endIndex ? "" : Substring(item[item.index(after: equals)...])
+            guard let name = rawName.removingPercentEncoding, let value = rawValue.removingPercentEncoding else {
+                throw .brokenPercentEncoding(scheme: scheme, part: "parameter '\(EnrollmentURIError.excerpt(rawName))'")
             }
             // A repeated parameter is ambiguous (apps disagree on which one wins), so it is refused.
             guard query.updateValue(value, forKey: name) == nil else {

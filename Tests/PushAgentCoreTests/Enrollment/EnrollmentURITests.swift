@@ -30,6 +30,17 @@ import PushAgentCore
         #expect(throws: EnrollmentURIError.tooLong(bytes: huge.utf8.count)) { try EnrollmentURI.parse(huge) }
     }
 
+    /// Read by `Character`, `&\u{301}` was no separator: the issuer read as `Rm9yZ2VSb2Nr&\u{301}x=1`, not base64 any
+    /// more, so shown as that text. Split by Unicode scalars, as URI readers elsewhere do (Python's
+    /// `urllib.parse.parse_qsl` reads `issuer` and `\u{301}x` apart).
+    @Test func aCombiningMarkAfterASeparatorStillSplits() throws {
+        guard case .forgeRock(let push) = try EnrollmentURI.parse(FRVectors.uri1 + "&\u{301}x=1") else {
+            Issue.record(); return
+        }
+        #expect(push.issuer == "ForgeRock")
+        #expect(throws: EnrollmentURIError.notAURI) { try EnrollmentURI.parse("pushauth:/\u{301}/push/a:b?s=x") }
+    }
+
     @Test func surroundingWhitespaceFromQRReadersIsIgnored() throws {
         #expect(try EnrollmentURI.parse("  \(FRVectors.uri1)\n") == EnrollmentURI.parse(FRVectors.uri1))
     }
