@@ -58,5 +58,6 @@ private func forEachField(in text: Substring.UTF8View, _ body: (String?, String?
 /// twentieth of the relay's CPU under delivery (docs/benchmarks.md).
 func formDecode(_ text: Substring) -> String? {
     guard text.utf8.contains(where: { $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") }) else { return String(text) }
-    return text.replacingOccurrences(of: "+", with: " ").removingPercentEncoding
+    // Literal: Foundation's default search takes `+` and a combining mark after it as one, and leaves that `+`.
+    return text.replacingOccurrences(of: "+", with: " ", options: .literal).removingPercentEncoding
 }

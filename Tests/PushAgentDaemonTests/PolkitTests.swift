@@ -6,13 +6,27 @@ import Testing
 /// What the polkit path of verify approvals decides without a bus: the subject it names, how it reads polkit's
 /// answer, and what it tells the user. The real polkitd is exercised by `make test-systemd`.
 @Suite struct PolkitTests {
+    func startTime(_ stat: String) -> UInt64? { PolkitSubject.startTime(stat: Data(stat.utf8)) }
+
     @Test func theStartTimeIsField22CountedAfterTheCommandName() {
         let fields3to22 = (3...21).map(String.init).joined(separator: " ") + " 987654"
-        #expect(PolkitSubject.startTime(stat: "4242 (pushctl) \(fields3to22) 23 24") == 987_654)
+        #expect(startTime("4242 (pushctl) \(fields3to22) 23 24") == 987_654)
         // A name with spaces and a closing parenthesis must not shift the fields.
-        #expect(PolkitSubject.startTime(stat: "4242 (a) b (c)) \(fields3to22) 23") == 987_654)
-        #expect(PolkitSubject.startTime(stat: "4242 (pushctl) 3 4 5") == nil, "too few fields")
-        #expect(PolkitSubject.startTime(stat: "garbage") == nil)
+        #expect(startTime("4242 (a) b (c)) \(fields3to22) 23") == 987_654)
+        #expect(startTime("4242 (pushctl) 3 4 5") == nil, "too few fields")
+        #expect(startTime("garbage") == nil)
+    }
+
+    /// The name is the process's own choice. Read by `Character`, one ending in U+0600 (which joins what follows it)
+    /// hid the `)` after it, and the fields were counted from one inside the name: field 21 was read, always 0 (to
+    /// polkit, "look it up yourself"). A name the kernel cut inside a UTF-8 sequence was no text at all.
+    @Test func theProcessNameCannotShiftTheFields() {
+        let fields3to22 = (3...21).map(String.init).joined(separator: " ") + " 987654"
+        #expect(startTime("4242 ()\u{600}) \(fields3to22) 23") == 987_654)
+        #expect(startTime("4242 ()a \u{600}) \(fields3to22) 23") == 987_654)
+        var cut = Data("4242 (pushct".utf8) + [0xC3]
+        cut += Data(") \(fields3to22) 23".utf8)
+        #expect(PolkitSubject.startTime(stat: cut) == 987_654)
     }
 
     @Test func theSubjectOfALivePeerIsItsProcess() throws {

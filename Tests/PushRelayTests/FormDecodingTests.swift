@@ -7,6 +7,8 @@ struct FormDecodingTests {
     /// Text with nothing to decode skips Foundation's decoding; the rest goes through it as before.
     @Test(arguments: [
         ("after=12", "after=12"), ("", ""), ("a+b", "a b"), ("a%2Bb", "a+b"), ("%E2%9C%93", "✓"), ("é", "é"),
+        // Foundation's default search took `+` and the mark after it as one and left the `+`.
+        ("x+\u{301}", "x \u{301}"),
     ])
     func decodes(text: String, expected: String) {
         #expect(formDecode(Substring(text)) == expected)
@@ -94,5 +96,7 @@ struct URLEncodedFormTests {
     @Test func aCombiningMarkAfterASeparatorStillSplits() {
         #expect(urlEncodedForm(Data("a=1&\u{301}b=2".utf8)) == ["a": "1", "\u{301}b": "2"])
         #expect(urlEncodedForm(Data("assertion=\u{301}x".utf8)) == ["assertion": "\u{301}x"])
+        // U+0600 joins what follows it: the separator after it too.
+        #expect(urlEncodedForm(Data("a\u{600}=1&b=\u{600}&c=2".utf8)) == ["a\u{600}": "1", "b": "\u{600}", "c": "2"])
     }
 }

@@ -6,9 +6,9 @@ extension EnrollmentParameters {
     /// The label splits at the first `:`; without one it names both issuer and account; a non-empty `issuer`
     /// parameter wins; an empty account is "Untitled" (Android's and Google Authenticator's rules).
     func identity(label: String, issuer override: String?) throws(EnrollmentURIError) -> (issuer: String, account: String) {
-        let colon = label.firstIndex(of: ":")
-        var issuer = colon.map { String(label[..<$0]) } ?? label
-        let account = colon.map { String(label[label.index(after: $0)...]) } ?? label
+        let split = EnrollmentURIParts.splitAtFirstColon(label)
+        var issuer = split?.before ?? label
+        let account = split?.after ?? label
         if let override { issuer = override }
         guard !issuer.isEmpty || !account.isEmpty else {
             throw .badLabel(scheme: scheme, problem: "names neither an issuer nor an account")

@@ -25,7 +25,7 @@ struct EnrollmentURIParts {
         // with it, so the URI split there no more, where every other reader of the URI splits it.
         let scalars = text.unicodeScalars
         guard let separator = scalars.firstRange(of: "://".unicodeScalars) else { throw .notAURI }
-        let scheme = String(Substring(scalars[..<separator.lowerBound])).lowercased()
+        let scheme = String(scalars[..<separator.lowerBound]).lowercased()
         guard let first = scheme.first, first.isASCII, first.isLetter,
               scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) })
         else { throw .notAURI }
@@ -36,9 +36,9 @@ struct EnrollmentURIParts {
         let queryText = rest.firstIndex(of: "?").map { rest[rest.index(after: $0)...] } ?? rest[rest.endIndex...]
         let hierarchy = rest.firstIndex(of: "?").map { rest[..<$0] } ?? rest
         let slash = hierarchy.firstIndex(of: "/") ?? hierarchy.endIndex
-        host = String(Substring(hierarchy[..<slash])).lowercased()
+        host = String(hierarchy[..<slash]).lowercased()
 
-        let path = String(Substring(hierarchy[slash...])).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
+        let path = String(hierarchy[slash...]).trimmingCharacters(in: CharacterSet(charactersIn: "/"))
         guard let label = path.removingPercentEncoding else {
             throw .brokenPercentEncoding(scheme: scheme, part: "the label")
         }
@@ -58,5 +58,12 @@ struct EnrollmentURIParts {
             }
         }
         self.query = query
+    }
+
+    /// The label split at its first `:`, by Unicode scalars as the rest of the URI; nil without one.
+    static func splitAtFirstColon(_ label: String) -> (before: String, after: String)? {
+        let scalars = label.unicodeScalars
+        guard let colon = scalars.firstIndex(of: ":") else { return nil }
+        return (String(scalars[..<colon]), String(scalars[scalars.index(after: colon)...]))
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PushAgentCore
+@testable import PushAgentCore
 
 @Suite struct EnrollmentURITests {
     @Test func recognizesForgeRockSchemes() throws {
@@ -39,6 +39,14 @@ import PushAgentCore
         }
         #expect(push.issuer == "ForgeRock")
         #expect(throws: EnrollmentURIError.notAURI) { try EnrollmentURI.parse("pushauth:/\u{301}/push/a:b?s=x") }
+        let parts = try EnrollmentURIParts("scheme://host\u{600}/Issuer\u{600}:\u{301}acct?\u{301}a=\u{301}1&b\u{600}=2#\u{301}")
+        #expect(parts.host == "host\u{600}" && parts.label == "Issuer\u{600}:\u{301}acct")
+        #expect(parts.query == ["\u{301}a": "\u{301}1", "b\u{600}": "2"])
+        #expect(EnrollmentURIParts.splitAtFirstColon(parts.label).map { [$0.before, $0.after] } == ["Issuer\u{600}", "\u{301}acct"])
+        // The label too: by `Character`, `\u{600}:` was no colon, and Hyphen refused the label.
+        guard case .hyphen(let hyphen) = try EnrollmentURI.parse("hyphen://account/Swirl\u{600}:j@acme.com?secret=s&chain=flow-mainnet")
+        else { Issue.record(); return }
+        #expect(hyphen.appName == "Swirl\u{600}" && hyphen.email == "j@acme.com")
     }
 
     @Test func surroundingWhitespaceFromQRReadersIsIgnored() throws {

@@ -32,8 +32,7 @@ public struct HyphenEnrollmentURI: Codable, Sendable, Equatable {
             throw .wrongProvider(provider: "Hyphen", scheme: parts.scheme, expected: "hyphen://")
         }
         guard parts.host == "account" else { throw .badHost(scheme: "hyphen", host: parts.host, expected: "'account'") }
-        guard let colon = parts.label.firstIndex(of: ":"), colon != parts.label.startIndex,
-              parts.label.index(after: colon) != parts.label.endIndex
+        guard let (appName, email) = EnrollmentURIParts.splitAtFirstColon(parts.label), !appName.isEmpty, !email.isEmpty
         else { throw .badLabel(scheme: "hyphen", problem: "must be App:email") }
         let p = EnrollmentParameters(scheme: "hyphen", query: parts.query)
         let chainName = try p.required("chain", "Flow network")
@@ -41,7 +40,7 @@ public struct HyphenEnrollmentURI: Codable, Sendable, Equatable {
             throw p.invalid("chain", "Flow network", "must be flow-mainnet or flow-testnet, not '\(EnrollmentURIError.excerpt(chainName))'")
         }
         self.init(
-            appName: String(parts.label[..<colon]), email: String(parts.label[parts.label.index(after: colon)...]),
+            appName: appName, email: email,
             appSecret: try p.required("secret", "app secret"), chain: chain,
             apiURL: try p.optional("api").map { _ throws(EnrollmentURIError) in try p.httpURL("api", "Hyphen API") },
             accessNodeURL: try p.optional("flow").map { _ throws(EnrollmentURIError) in
