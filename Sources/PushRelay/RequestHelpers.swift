@@ -20,15 +20,11 @@ func bearerCredential(authorization value: String) -> String? {
 /// (RFC 6749 §3.2: "Request and response parameters MUST NOT be included more than once").
 func urlEncodedForm(_ body: Data) -> [String: String]? {
     var fields: [String: String] = [:]
-    var valid = true
-    forEachField(in: String(decoding: body, as: UTF8.self).utf8[...]) { name, value in
-        guard let name, let value, fields.updateValue(value, forKey: name) == nil else {
-            valid = false
-            return false
-        }
-        return true
+    let whole = forEachField(in: String(decoding: body, as: UTF8.self).utf8[...]) { name, value in
+        guard let name, let value else { return false }
+        return fields.updateValue(value, forKey: name) == nil
     }
-    return valid ? fields : nil
+    return whole ? fields : nil
 }
 
 /// The parameters of the query in `path`, percent-decoded; the first of a repeated name counts, one with an invalid
@@ -45,13 +41,17 @@ func queryParameters(_ path: String) -> [String: String] {
 }
 
 /// Each `name=value` of a form or a query, percent-decoded (nil where an escape is invalid), until `body` returns
-/// false. Split as bytes: by `Character`, a combining mark after a `&` or `=` made one grapheme with it, which then
+/// false; whether it went through them all. Split as bytes: by `Character`, a combining mark after a `&` or `=` made one grapheme with it, which then
 /// split nothing (`a=1&\u{301}b=2` was one field); and a long-poll's query cost a sixtieth of the relay's CPU.
-private func forEachField(in text: Substring.UTF8View, _ body: (String?, String?) -> Bool) {
+@discardableResult
+private func forEachField(in text: Substring.UTF8View, _ body: (String?, String?) -> Bool) -> Bool {
     for pair in text.split(separator: UInt8(ascii: "&")) {
         let parts = pair.split(separator: UInt8(ascii: "="), maxSplits: 1, omittingEmptySubsequences: false)
-        guard body(formDecode(Substring(parts[0])), formDecode(parts.count == 2 ? Substring(parts[1]) : "")) else { return }
+        guard body(formDecode(Substring(parts[0])), formDecode(parts.count == 2 ? Substring(parts[1]) : "")) else {
+            return false
+        }
     }
+    return true
 }
 
 /// Foundation's decoding is the slow path: a poll's `after=…&wait=…` has nothing to decode, and decoding it took a

@@ -7,9 +7,9 @@ import Testing
 /// answer, and what it tells the user. The real polkitd is exercised by `make test-systemd`.
 @Suite struct PolkitTests {
     func startTime(_ stat: String) -> UInt64? { PolkitSubject.startTime(stat: Data(stat.utf8)) }
+    let fields3to22 = (3...21).map(String.init).joined(separator: " ") + " 987654"
 
     @Test func theStartTimeIsField22CountedAfterTheCommandName() {
-        let fields3to22 = (3...21).map(String.init).joined(separator: " ") + " 987654"
         #expect(startTime("4242 (pushctl) \(fields3to22) 23 24") == 987_654)
         // A name with spaces and a closing parenthesis must not shift the fields.
         #expect(startTime("4242 (a) b (c)) \(fields3to22) 23") == 987_654)
@@ -21,7 +21,6 @@ import Testing
     /// hid the `)` after it, and the fields were counted from one inside the name: field 21 was read, always 0 (to
     /// polkit, "look it up yourself"). A name the kernel cut inside a UTF-8 sequence was no text at all.
     @Test func theProcessNameCannotShiftTheFields() {
-        let fields3to22 = (3...21).map(String.init).joined(separator: " ") + " 987654"
         #expect(startTime("4242 ()\u{600}) \(fields3to22) 23") == 987_654)
         #expect(startTime("4242 ()a \u{600}) \(fields3to22) 23") == 987_654)
         var cut = Data("4242 (pushct".utf8) + [0xC3]

@@ -33,8 +33,9 @@ struct EnrollmentURIParts {
 
         var rest = scalars[separator.upperBound...]
         if let fragment = rest.firstIndex(of: "#") { rest = rest[..<fragment] }
-        let queryText = rest.firstIndex(of: "?").map { rest[rest.index(after: $0)...] } ?? rest[rest.endIndex...]
-        let hierarchy = rest.firstIndex(of: "?").map { rest[..<$0] } ?? rest
+        let question = rest.firstIndex(of: "?")
+        let queryText = question.map { rest[rest.index(after: $0)...] } ?? rest[rest.endIndex...]
+        let hierarchy = question.map { rest[..<$0] } ?? rest
         let slash = hierarchy.firstIndex(of: "/") ?? hierarchy.endIndex
         host = String(hierarchy[..<slash]).lowercased()
 
