@@ -31,7 +31,11 @@ public final class ManagedProcess: Sendable {
         close(pipe.write)
         Self.collect(pipe.read, into: output)
         let (pid, end) = (pid, end)
-        Thread.detachNewThread { end.set(Spawn.waitForEnd(pid)) }
+        Thread.detachNewThread {
+            // Reaped only under the lock `signal` holds, so that no signal reaches another process given the pid.
+            Spawn.waitUntilEnded(pid)
+            end.reap { Spawn.waitForEnd(pid) }
+        }
     }
 
     /// Reads until every holder of the pipe's write end (the process and its children) has exited, on a thread of
@@ -78,8 +82,8 @@ public final class ManagedProcess: Sendable {
         }
     }
 
-    /// Only while it runs: once it has been reaped its pid may be another process's.
-    public func signal(_ signal: Int32) { if isRunning { kill(pid, signal) } }
+    /// Only until it is reaped: from then on its pid may be another process's.
+    public func signal(_ signal: Int32) { end.whileNotReaped { kill(pid, signal) } }
 
     /// Waits for the process to end and returns its exit status (or the signal that ended it).
     public func waitForExit(timeout: Duration = .seconds(15)) async throws -> (status: Int32, signaled: Bool) {
@@ -110,10 +114,12 @@ public final class ManagedProcess: Sendable {
     }
 }
 
-/// Set once the process ended: its exit code, or the signal that ended it.
+/// Set once the process ended and was reaped: its exit code, or the signal that ended it.
 private final class ProcessEnd: Sendable {
     private let ended = Mutex<(status: Int32, signaled: Bool)?>(nil)
-    func set(_ value: (status: Int32, signaled: Bool)) { ended.withLock { $0 = value } }
+    /// Reaps the process (`wait`) and records how it ended, as one step for `whileNotReaped`.
+    func reap(_ wait: () -> (status: Int32, signaled: Bool)) { ended.withLock { $0 = wait() } }
+    func whileNotReaped(_ body: () -> Void) { ended.withLock { if $0 == nil { body() } } }
     var value: (status: Int32, signaled: Bool)? { ended.withLock { $0 } }
 }
 

@@ -116,13 +116,13 @@ public final class PostgresServer: Sendable {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    private static let directoryPrefix = "pushrelay-pg-"
+    static let directoryPrefix = "pushrelay-pg-"
     /// The PID of the process that started the cluster.
-    private static let ownerFile = "owner.pid"
+    static let ownerFile = "owner.pid"
 
     /// Stops the clusters of test processes that died without stopping theirs (killed, crashed, timed out), so that
     /// postmasters do not pile up across runs: the postmaster's PID is the first line of `data/postmaster.pid`.
-    private static func stopOrphans() {
+    static func stopOrphans() {
         let temporary = FileManager.default.temporaryDirectory.path
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []
         for entry in entries where entry.hasPrefix(directoryPrefix) {
@@ -130,11 +130,20 @@ public final class PostgresServer: Sendable {
             guard let owner = (try? String(contentsOfFile: directory + "/" + ownerFile, encoding: .utf8)).flatMap({ pid_t($0.trimmingCharacters(in: .whitespacesAndNewlines)) }),
                   kill(owner, 0) != 0, errno == ESRCH else { continue }
             if let postmaster = (try? String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8))?
-                .split(separator: "\n").first.flatMap({ pid_t($0) }) {
+                .split(separator: "\n").first.flatMap({ pid_t($0) }),
+               isPostmaster(postmaster, of: directory + "/data") {
                 kill(postmaster, SIGKILL)
             }
             try? FileManager.default.removeItem(atPath: directory)
         }
+    }
+
+    /// Whether `pid` is still the postmaster of `data` (started with `-D data`; each cluster's path is its own): a
+    /// postmaster that died with its owner left its pid in the file for any process to be given since.
+    static func isPostmaster(_ pid: pid_t, of data: String) -> Bool {
+        guard let commandLine = FileManager.default.contents(atPath: "/proc/\(pid)/cmdline") else { return false }
+        let arguments = commandLine.split(separator: 0, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        return zip(arguments, arguments.dropFirst()).contains { $0 == "-D" && $1 == data }
     }
 
     private static func asOwner(_ owner: (uid: UInt32, gid: UInt32)) -> [String] {

@@ -60,6 +60,12 @@ enum Spawn {
     /// `terminationStatus` has it).
     static func wait(_ pid: pid_t) -> Int32 { waitForEnd(pid).status }
 
+    /// Waits for `pid` to end without reaping it: until `waitForEnd`, its pid stays its own (a zombie's).
+    static func waitUntilEnded(_ pid: pid_t) {
+        var info = siginfo_t()
+        while waitid(P_PID, id_t(pid), &info, WEXITED | WNOWAIT) < 0, errno == EINTR {}
+    }
+
     /// Waits for `pid` to end: its exit code, or the number of the signal that ended it and `signaled`.
     static func waitForEnd(_ pid: pid_t) -> (status: Int32, signaled: Bool) {
         var status: Int32 = 0

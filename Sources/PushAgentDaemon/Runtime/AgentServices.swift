@@ -19,6 +19,7 @@ struct AgentServices: Sendable {
     let ingest: PushIngest
     let tokenUpdater: PushTokenUpdater
     let pushSources: PushSources
+    let backups: BackupService
     let responder: RouterResponder<PeerContext>
     let logger: Logger
 
@@ -53,6 +54,7 @@ struct AgentServices: Sendable {
         }
         pushSources = PushSources(all: [relay] + fcm + modules.pushSources)
         let writers = Writers(policy: OperatorPolicy(config: config, daemonUid: getuid()), store: store)
+        backups = BackupService(store: store, modules: modules, events: events, tokenUpdater: tokenUpdater, logger: logger)
         responder = ControlRouter(collections: [
             StatusRoutes(store: store, events: events, relayState: relayState, pushSources: pushSources,
                          polkit: approvals.polkit, startedAt: Date()),
@@ -65,8 +67,7 @@ struct AgentServices: Sendable {
             RefreshRoutes(pushSources: pushSources, ingest: ingest),
             FCMRoutes(sources: fcm, writers: writers),
             StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)),
-            BackupRoutes(backups: BackupService(store: store, modules: modules, events: events, tokenUpdater: tokenUpdater,
-                                                logger: logger), writers: writers),
+            BackupRoutes(backups: backups, writers: writers),
         ], modules: modules, writers: writers).build(logger: logger).buildResponder()
     }
 

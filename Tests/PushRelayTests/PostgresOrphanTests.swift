@@ -1,0 +1,41 @@
+@testable import ClusterHarness
+import Foundation
+import Testing
+
+/// The harness stops the PostgreSQL clusters of test processes that died without stopping theirs, by the postmaster's
+/// pid in the cluster's files; a pid that has since gone to another process is left alone.
+@Suite struct PostgresOrphanTests {
+    /// A cluster directory as a dead test process leaves it, its postmaster's pid `postmaster`.
+    private func orphan(postmaster: pid_t) throws -> String {
+        let deadOwner = try ManagedProcess(name: "true", executable: "/bin/true", arguments: [])
+        while deadOwner.isRunning { usleep(1000) }
+        let directory = FileManager.default.temporaryDirectory
+            .appendingPathComponent("\(PostgresServer.directoryPrefix)test-\(UUID().uuidString.prefix(8))").path
+        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
+        try "\(deadOwner.pid)".write(toFile: directory + "/" + PostgresServer.ownerFile, atomically: true, encoding: .utf8)
+        try "\(postmaster)\n\(directory)/data\n".write(toFile: directory + "/data/postmaster.pid", atomically: true, encoding: .utf8)
+        return directory
+    }
+
+    /// Before: the process now holding the pid was sent SIGKILL.
+    @Test func aPidTakenSinceByAnotherProcessIsNotKilled() async throws {
+        let bystander = try ManagedProcess(name: "sleep", executable: "/bin/sleep", arguments: ["60"])
+        defer { bystander.signal(SIGKILL) }
+        let directory = try orphan(postmaster: bystander.pid)
+        PostgresServer.stopOrphans()
+        #expect(!FileManager.default.fileExists(atPath: directory), "the orphan's files are removed")
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(bystander.isRunning, "\(bystander.name) was killed: \(bystander.text)")
+    }
+
+    @Test func aPostmasterIsKnownByItsDataDirectory() async throws {
+        // A postmaster's arguments, which python3 leaves alone after its -c program.
+        let postmaster = try ManagedProcess(name: "python3", executable: "/usr/bin/env", arguments: [
+            "python3", "-c", "import time; time.sleep(60)", "-D", "/tmp/x/data"])
+        defer { postmaster.signal(SIGKILL) }
+        try await Task.sleep(for: .milliseconds(100))
+        #expect(PostgresServer.isPostmaster(postmaster.pid, of: "/tmp/x/data"))
+        #expect(!PostgresServer.isPostmaster(postmaster.pid, of: "/tmp/y/data"))
+        #expect(!PostgresServer.isPostmaster(getpid(), of: "/tmp/x/data"))
+    }
+}
