@@ -171,7 +171,7 @@ let package = Package(
             "PushSim", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushbench", dependencies: [
-            "ClusterHarness", "ControlClient", "ControlWire", "CommandSupport",
+            "ClusterHarness", "ControlClient", "ControlWire", "CommandSupport", "PushSim",
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         // `make soak`: relay and daemon SIGKILLed, a fault proxy between them; fails on a lost or doubled push.

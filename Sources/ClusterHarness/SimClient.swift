@@ -11,7 +11,11 @@ public struct SimClient: Sendable {
         public var messageId: String
         public var numbers: [String]?
         public var correctNumber: String?
-        enum CodingKeys: String, CodingKey { case messageId = "message_id", numbers, correctNumber = "correct_number" }
+        /// When pushsim began sending it to the transport (`MonotonicTime`).
+        public var sendStartedNs: UInt64?
+        enum CodingKeys: String, CodingKey {
+            case messageId = "message_id", numbers, correctNumber = "correct_number", sendStartedNs = "send_started_ns"
+        }
     }
 
     public struct Answer: Decodable, Sendable {

@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// The whole pipeline with real processes: pushsim → pushrelay → pushagentd → pushctl → pushsim.
@@ -29,7 +30,11 @@ struct ForgeRockEndToEndTests {
 
     @Test func approvePromptPush() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
+            let beforePush = MonotonicTime.nanoseconds()
             let push = try await sim.push(type: "default", message: "Sign in to the wiki?")
+            // What pushbench times "push sent" from.
+            let sendStarted = try #require(push.sendStartedNs)
+            #expect((beforePush...MonotonicTime.nanoseconds()).contains(sendStarted))
             let approval = try #require(try await Self.pending(cluster).first)
 
             let list = try await cluster.pushctl(["list"])

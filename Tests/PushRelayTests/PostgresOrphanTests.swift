@@ -5,15 +5,19 @@ import Testing
 /// The harness stops the PostgreSQL clusters of test processes that died without stopping theirs, by the postmaster's
 /// pid in the cluster's files; a pid that has since gone to another process is left alone.
 @Suite struct PostgresOrphanTests {
-    /// A cluster directory as a dead test process leaves it, its postmaster's pid `postmaster`.
+    /// A cluster directory as a dead test process leaves it, its postmaster's pid `postmaster`. Put in place whole:
+    /// another test's cluster starting meanwhile cleans up orphans too.
     private func orphan(postmaster: pid_t) throws -> String {
         let deadOwner = try ManagedProcess(name: "true", executable: "/bin/true", arguments: [])
         while deadOwner.isRunning { usleep(1000) }
-        let directory = FileManager.default.temporaryDirectory
-            .appendingPathComponent("\(PostgresServer.directoryPrefix)test-\(UUID().uuidString.prefix(8))").path
-        try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
-        try "\(deadOwner.pid)".write(toFile: directory + "/" + PostgresServer.ownerFile, atomically: true, encoding: .utf8)
-        try "\(postmaster)\n\(directory)/data\n".write(toFile: directory + "/data/postmaster.pid", atomically: true, encoding: .utf8)
+        let temporary = FileManager.default.temporaryDirectory
+        let name = "test-\(UUID().uuidString.prefix(8))"
+        let staging = temporary.appendingPathComponent("staging-\(name)").path
+        let directory = temporary.appendingPathComponent("\(PostgresServer.directoryPrefix)\(name)").path
+        try FileManager.default.createDirectory(atPath: staging + "/data", withIntermediateDirectories: true)
+        try "\(deadOwner.pid)".write(toFile: staging + "/" + PostgresServer.ownerFile, atomically: true, encoding: .utf8)
+        try "\(postmaster)\n\(directory)/data\n".write(toFile: staging + "/data/postmaster.pid", atomically: true, encoding: .utf8)
+        try FileManager.default.moveItem(atPath: staging, toPath: directory)
         return directory
     }
 

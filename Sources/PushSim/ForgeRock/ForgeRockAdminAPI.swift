@@ -59,9 +59,13 @@ extension SimAdminAPI {
         public var numbers: [String]?
         /// For challenge pushes: the number the sign-in page would show.
         public var correctNumber: String?
+        /// When the sim began sending the push to its transport (`MonotonicTime`): where pushbench's "push sent"
+        /// starts.
+        public var sendStartedNs: UInt64?
 
         enum CodingKeys: String, CodingKey {
-            case messageId = "message_id", account, numbers, correctNumber = "correct_number"
+            case messageId = "message_id", account, numbers, correctNumber = "correct_number",
+                 sendStartedNs = "send_started_ns"
         }
     }
 

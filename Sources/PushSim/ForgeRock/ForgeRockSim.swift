@@ -90,6 +90,7 @@ actor ForgeRockSim {
             push = try await newPush(request, account: account, registration: registration, secret: secret, now: now)
             pushes[messageId] = push
         }
+        let sendStarted = MonotonicTime.nanoseconds()
         do {
             try await relay.send(token: registration.deviceToken,
                                  data: ["messageId": messageId, "message": push.token], ttlSeconds: push.ttl)
@@ -99,7 +100,7 @@ actor ForgeRockSim {
         let number = push.correctNumber.map { " (correct number \($0))" } ?? ""
         events.emit("sent push \(messageId) to \(account)\(number)")
         return SimAdminAPI.PushResponse(messageId: messageId, account: account, numbers: push.numbers,
-                                        correctNumber: push.correctNumber)
+                                        correctNumber: push.correctNumber, sendStartedNs: sendStarted)
     }
 
     func account(named name: String?) throws(AdminFailure) -> String {
