@@ -8,14 +8,15 @@ import Testing
     /// A cluster directory as a dead test process leaves it, its postmaster's pid `postmaster`. Put in place whole:
     /// another test's cluster starting meanwhile cleans up orphans too.
     private func orphan(postmaster: pid_t) throws -> String {
-        let deadOwner = try ManagedProcess(name: "true", executable: "/bin/true", arguments: [])
-        while deadOwner.isRunning { usleep(1000) }
+        // No process has a pid above the kernel's largest: the owner is dead whatever pids came round meanwhile.
+        let pidMax = try String(contentsOfFile: "/proc/sys/kernel/pid_max", encoding: .utf8)
+        let deadOwner = try #require(pid_t(pidMax.trimmingCharacters(in: .whitespacesAndNewlines))) + 1
         let temporary = FileManager.default.temporaryDirectory
         let name = "test-\(UUID().uuidString.prefix(8))"
         let staging = temporary.appendingPathComponent("staging-\(name)").path
         let directory = temporary.appendingPathComponent("\(PostgresServer.directoryPrefix)\(name)").path
         try FileManager.default.createDirectory(atPath: staging + "/data", withIntermediateDirectories: true)
-        try "\(deadOwner.pid)".write(toFile: staging + "/" + PostgresServer.ownerFile, atomically: true, encoding: .utf8)
+        try "\(deadOwner)".write(toFile: staging + "/" + PostgresServer.ownerFile, atomically: true, encoding: .utf8)
         try "\(postmaster)\n\(directory)/data\n".write(toFile: staging + "/data/postmaster.pid", atomically: true, encoding: .utf8)
         try FileManager.default.moveItem(atPath: staging, toPath: directory)
         return directory
