@@ -41,8 +41,9 @@ func queryParameters(_ path: String) -> [String: String] {
 }
 
 /// Each `name=value` of a form or a query, percent-decoded (nil where an escape is invalid), until `body` returns
-/// false; whether it went through them all. Split as bytes: by `Character`, a combining mark after a `&` or `=` made one grapheme with it, which then
-/// split nothing (`a=1&\u{301}b=2` was one field); and a long-poll's query cost a sixtieth of the relay's CPU.
+/// false; whether it went through them all. Split as bytes: by `Character`, a combining mark after a `&` or `=` made
+/// one grapheme with it, which then split nothing (`a=1&\u{301}b=2` was one field); and a long-poll's query cost a
+/// sixtieth of the relay's CPU.
 @discardableResult
 private func forEachField(in text: Substring.UTF8View, _ body: (String?, String?) -> Bool) -> Bool {
     for pair in text.split(separator: UInt8(ascii: "&")) {

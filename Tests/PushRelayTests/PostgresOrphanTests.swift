@@ -34,11 +34,11 @@ import Testing
     }
 
     @Test func aPostmasterIsKnownByItsDataDirectory() async throws {
-        // A postmaster's arguments, which python3 leaves alone after its -c program.
+        // A postmaster's arguments, which python3 leaves alone after its -c program; env and each program it execs
+        // carry them, so they are there from the start.
         let postmaster = try ManagedProcess(name: "python3", executable: "/usr/bin/env", arguments: [
             "python3", "-c", "import time; time.sleep(60)", "-D", "/tmp/x/data"])
         defer { postmaster.signal(SIGKILL) }
-        try await Task.sleep(for: .milliseconds(100))
         #expect(PostgresServer.isPostmaster(postmaster.pid, of: "/tmp/x/data"))
         #expect(!PostgresServer.isPostmaster(postmaster.pid, of: "/tmp/y/data"))
         #expect(!PostgresServer.isPostmaster(getpid(), of: "/tmp/x/data"))
