@@ -17,7 +17,7 @@ TARGETS=${TARGETS:-sqlite pg1 pg3}
 SQLITE_PORT=18611 BALANCER_PORT=18612 PG_PORT=18613 INSTANCE_PORTS=(18614 18615 18616)
 
 "$ROOT/scripts/install-packages.sh" postgresql nginx wrk gcc
-[ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release first" >&2; exit 1; }
+[ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release --static-swift-stdlib --product pushrelay first" >&2; exit 1; }
 [ "$(id -u)" = 0 ] || { echo "run as root: PostgreSQL is started as the postgres user" >&2; exit 1; }
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n1)
 

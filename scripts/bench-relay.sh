@@ -30,7 +30,7 @@ DELIVERY_ONLY=${DELIVERY_ONLY:-}
 RELAY_PORT=18601 MEMORY_PORT=18602 REDIS_BACKED_PORT=18603 REDIS_PORT=18604
 
 "$ROOT/scripts/install-packages.sh" nginx libnginx-mod-nchan redis-server wrk gcc
-[ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release first" >&2; exit 1; }
+[ -x "$RELAY" ] || { echo "no pushrelay at $RELAY: run swift build -c release --static-swift-stdlib --product pushrelay first" >&2; exit 1; }
 
 start_workdir bench-relay
 

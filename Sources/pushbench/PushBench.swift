@@ -56,13 +56,12 @@ struct PushBench: AsyncParsableCommand {
             var latencies: [Double] = [], sends: [Double] = [], fromProviderSend: [Double] = []
             for _ in 0..<latencyPushes {
                 let target = created.count + 1
-                let start = ContinuousClock.now
+                let start = MonotonicTime.nanoseconds()
                 let push = try await sim.push(message: "sign-in \(target)")
-                sends.append((ContinuousClock.now - start).milliseconds)
-                latencies.append((try await created.arrival(of: target) - start).milliseconds)
-                if let sent = push.sendStartedNs, let seen = created.monotonicArrival(of: target), seen > sent {
-                    fromProviderSend.append(Double(seen - sent) / 1e6)
-                }
+                sends.append(milliseconds(from: start, to: MonotonicTime.nanoseconds()))
+                let seen = try await created.arrival(of: target)
+                latencies.append(milliseconds(from: start, to: seen))
+                if let sent = push.sendStartedNs { fromProviderSend.append(milliseconds(from: sent, to: seen)) }
             }
             let afterSend = zip(latencies, sends).map { $0 - $1 }.sorted()
             latencies.sort()
@@ -70,7 +69,7 @@ struct PushBench: AsyncParsableCommand {
             fromProviderSend.sort()
 
             let base = created.count
-            let start = ContinuousClock.now
+            let start = MonotonicTime.nanoseconds()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 let perWorker = throughputPushes / concurrency
                 for worker in 0..<concurrency {
@@ -81,7 +80,8 @@ struct PushBench: AsyncParsableCommand {
                 try await group.waitForAll()
             }
             let sent = throughputPushes / concurrency * concurrency
-            let seconds = (try await created.arrival(of: base + sent, timeout: .seconds(120)) - start).milliseconds / 1000
+            let last = try await created.arrival(of: base + sent, timeout: .seconds(120))
+            let seconds = milliseconds(from: start, to: last) / 1000
 
             print("""
             \(flushes)
@@ -112,14 +112,18 @@ struct PushBench: AsyncParsableCommand {
     }
 
     private func format(_ value: Double) -> String { String(format: "%.1f", value) }
+
+    /// Between two `MonotonicTime` readings; negative if `end` came first.
+    private func milliseconds(from start: UInt64, to end: UInt64) -> Double {
+        (Double(end) - Double(start)) / 1e6
+    }
 }
 
-/// Counts `approval.created` events from the daemon's event stream, and notes when each arrived.
+/// Counts `approval.created` events from the daemon's event stream, and notes when each arrived, on `MonotonicTime`:
+/// the clock pushsim reports its sends on.
 final class CreatedCounter: Sendable {
     private struct Arrivals {
-        var instants: [ContinuousClock.Instant] = []
-        /// The same arrivals on `MonotonicTime`, the clock pushsim reports its sends on.
-        var monotonic: [UInt64] = []
+        var instants: [UInt64] = []
         var waiters: [Waiter] = []
         var waitsStarted = 0
         /// Waits whose timeout came before they were in `waiters`.
@@ -129,7 +133,7 @@ final class CreatedCounter: Sendable {
     private struct Waiter {
         var number: Int
         var id: Int
-        var continuation: CheckedContinuation<ContinuousClock.Instant, any Error>
+        var continuation: CheckedContinuation<UInt64, any Error>
     }
 
     /// A class, so that the stream's reading task can hold it.
@@ -146,11 +150,9 @@ final class CreatedCounter: Sendable {
         task = Task {
             do {
                 for try await event in events where event.type == .approvalCreated {
-                    let now = ContinuousClock.now
-                    let monotonicNow = MonotonicTime.nanoseconds()
+                    let now = MonotonicTime.nanoseconds()
                     let due = shared.arrivals.withLock { arrivals in
                         arrivals.instants.append(now)
-                        arrivals.monotonic.append(monotonicNow)
                         let count = arrivals.instants.count
                         let due = arrivals.waiters.filter { $0.number <= count }
                         arrivals.waiters.removeAll { $0.number <= count }
@@ -164,14 +166,9 @@ final class CreatedCounter: Sendable {
 
     var count: Int { shared.arrivals.withLock { $0.instants.count } }
 
-    /// When the `number`th event arrived on `MonotonicTime`; nil until it has.
-    func monotonicArrival(of number: Int) -> UInt64? {
-        shared.arrivals.withLock { $0.monotonic.count >= number ? $0.monotonic[number - 1] : nil }
-    }
-
     /// When the `number`th event arrived, as the stream's reader took it. The waiter is woken by that reader rather
     /// than looking on a timer: even a look every millisecond took CPU from the programs measured on a 2-core machine.
-    func arrival(of number: Int, timeout: Duration = .seconds(10)) async throws -> ContinuousClock.Instant {
+    func arrival(of number: Int, timeout: Duration = .seconds(10)) async throws -> UInt64 {
         let id = shared.arrivals.withLock { arrivals in
             arrivals.waitsStarted += 1
             return arrivals.waitsStarted
@@ -182,7 +179,7 @@ final class CreatedCounter: Sendable {
         }
         defer { timer.cancel() }
         return try await withCheckedThrowingContinuation { continuation in
-            let arrived = shared.arrivals.withLock { arrivals -> Result<ContinuousClock.Instant, HarnessError>? in
+            let arrived = shared.arrivals.withLock { arrivals -> Result<UInt64, HarnessError>? in
                 if arrivals.instants.count >= number { return .success(arrivals.instants[number - 1]) }
                 if arrivals.givenUp.remove(id) != nil { return .failure(Self.tooFew(arrivals.instants.count, of: number)) }
                 arrivals.waiters.append(Waiter(number: number, id: id, continuation: continuation))
