@@ -40,6 +40,9 @@ final class SQLiteRelayStore: RelayStorage {
         close(fd)
         guard chmod(path, 0o600) == 0 else { throw RelayStoreError(path: path, errno: errno) }
         var configuration = Configuration()
+        // Another connection holding the file a moment (an admin's sqlite3, a backup, a store of this process still
+        // closing) is waited for, up to a request's deadline, rather than failing the request at once.
+        configuration.busyMode = .timeout(TimeInterval(StoreDeadline.operation.components.seconds))
         // A reader's page cache (2 MiB each by default, five readers) is memory the kernel's page cache already
         // holds for the same file: polls read a few recent rows, and their credentials are cached above it.
         configuration.prepareDatabase { db in
