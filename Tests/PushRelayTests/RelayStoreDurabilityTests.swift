@@ -16,20 +16,21 @@ struct RelayStoreDurabilityTests {
     /// Another connection holding the file a moment (an admin's sqlite3, a store of this process still closing, as
     /// one was in a test restarting its relay) is waited for, not answered "database is locked" at once.
     @Test func aLockHeldAMomentByAnotherConnectionIsWaitedFor() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relay-store-\(UUID())").path
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try makeStateDirectory()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let holder = try DatabaseQueue(path: directory + "/relay.sqlite")
         try await holder.writeWithoutTransaction { db in
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "BEGIN EXCLUSIVE; CREATE TABLE held (x); COMMIT")
         }
-        let release = Task {
-            try await Task.sleep(for: .milliseconds(300))
-            try holder.close()
+        // Released from a thread of its own: opening the store blocks the thread it runs on, and in one full run a task
+        // sleeping to release the lock got no thread of Swift's small pool until the store had given up. A close that
+        // failed would keep the lock: the store's open then fails as it did before the fix.
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: 0.3)
+            try? holder.close()
         }
         let store = try SQLiteRelayStore(directory: directory)
-        try await release.value
         let device = try await store.registerDevice(name: "after the lock", platform: "linux")
         #expect(try await store.deviceID(forToken: device.token) == device.deviceID)
     }
