@@ -17,6 +17,9 @@ public final class AgentStore: Sendable {
     private let knownDevice = Mutex<(identity: DeviceIdentity??, saves: Int)>((nil, 0))
     /// The accounts pushes found, opened (`account(provider:lookupKey:)`); the pool's writer tells it of their changes.
     let openedAccounts = OpenedAccounts()
+    /// How long each of the store's connections waits for a lock another one holds (a write under way, the last
+    /// connection checkpointing as it closes) before failing with "database is locked".
+    static let busyTimeout: TimeInterval = 5
 
     /// Opens (creating and migrating) `agent.sqlite` in `directory`, which is made 0700 and its files 0600. Secrets
     /// are sealed with `sealingKey`, or without one with the key file in `directory` (made on first use). A store
@@ -30,7 +33,7 @@ public final class AgentStore: Sendable {
         try Self.checkExistingStore(at: path, sealedWith: key)
         sealer = SecretSealer(key: try key.written())
         var configuration = Configuration()
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(Self.busyTimeout)
         // Deleted and overwritten content is zeroed, not left in free pages: a secret replaced stays unreadable.
         configuration.prepareDatabase { try $0.execute(sql: "PRAGMA secure_delete = ON") }
         // Made 0600 before SQLite opens it, and SQLite gives the WAL and shared-memory files the database's mode. Not
@@ -52,7 +55,7 @@ public final class AgentStore: Sendable {
         attempts = try AttemptLedger(path: directory + "/ingest-attempts")
         var readOnly = Configuration()
         readOnly.readonly = true
-        readOnly.busyMode = .timeout(5)
+        readOnly.busyMode = .timeout(Self.busyTimeout)
         pushReader = try DatabaseQueue(path: path, configuration: readOnly)
         pool.add(transactionObserver: openedAccounts)
         for suffix in ["", "-wal", "-shm"] { chmod(path + suffix, 0o600) }

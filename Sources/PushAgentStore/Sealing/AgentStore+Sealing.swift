@@ -33,8 +33,7 @@ extension AgentStore {
         guard FileManager.default.fileExists(atPath: path) else { return }
         var configuration = Configuration()
         configuration.readonly = true
-        // As the store's own connections: a connection closing meanwhile (the last one checkpoints) is waited for.
-        configuration.busyMode = .timeout(5)
+        configuration.busyMode = .timeout(busyTimeout)
         let keyID = try DatabaseQueue(path: path, configuration: configuration).read { db in
             try db.tableExists("sealing") ? String.fetchOne(db, sql: "SELECT key_id FROM sealing") : nil
         }
