@@ -48,6 +48,29 @@ struct MCSConnectionTests {
         }
     }
 
+    /// A certificate for another name is said to be for another name, with the host and port it came from; before,
+    /// the error named neither (`NIOSSLExtraError.failedToValidateHostname`).
+    @Test func aCertificateForAnotherNameIsSaidToBeSo() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mcs-name-\(UUID())").path
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The emulator takes the certificate it finds in its directory: this one names another host only.
+        let made = try await CommandResult.run("/usr/bin/openssl", [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=mtalk.example",
+            "-addext", "subjectAltName=DNS:mtalk.example", "-days", "1", "-keyout", directory + "/fcm-key.pem",
+            "-out", directory + "/fcm-cert.pem"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let emulator = try await FCMEmulatorProcess(directory: directory)
+        defer { Task { await emulator.stop() } }
+        let connection = try await MCSConnection.open(host: "localhost", port: emulator.mcsPort,
+                                                      tls: try TLSContexts().context(caFile: emulator.certificate), proxy: nil)
+        await #expect { _ = try await Self.pingAnswered(connection) } throws: { error in
+            let said = "\(MCSFailure(host: "localhost", port: emulator.mcsPort, underlying: error))"
+            return said.hasPrefix("the TLS certificate of localhost:\(emulator.mcsPort) is not for localhost")
+                && said.contains("fcm_ca_file")
+        }
+    }
+
     /// Sends MCS's version and a heartbeat ping; true once bytes come back.
     static func pingAnswered(_ connection: MCSConnection) async throws -> Bool {
         try await connection.channel.executeThenClose { inbound, outbound in

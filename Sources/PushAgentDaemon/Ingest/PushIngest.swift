@@ -8,6 +8,9 @@ import PushAgentStore
 struct DeliveredPush: Sendable {
     var data: [String: String]
     var source: MessageSource
+    /// Why the source could not read the push at all (an FCM message that does not decrypt): it is committed as
+    /// rejected all the same, so `pushctl history` tells the user, and acknowledged like any other.
+    var unreadable: PushRejection? = nil
 }
 
 /// Takes delivered pushes through router → dialect handler → store (one transaction) → subscribers, whichever
@@ -30,7 +33,7 @@ struct PushIngest: Sendable {
         var outcomes: [MessageOutcome] = []
         var firstAttempts: [MessageCommit] = []
         for push in pushes {
-            guard let (commit, attempt) = try await prepare(push.data, from: push.source, now: now) else { continue }
+            guard let (commit, attempt) = try await prepare(push, now: now) else { continue }
             if attempt == 1 {
                 firstAttempts.append(commit)
                 continue
@@ -43,8 +46,8 @@ struct PushIngest: Sendable {
     }
 
     /// Verifies a message and counts the attempt at it; nil for one already committed.
-    private func prepare(_ data: [String: String], from source: MessageSource, now: Date) async throws
-        -> (MessageCommit, attempt: Int)? {
+    private func prepare(_ push: DeliveredPush, now: Date) async throws -> (MessageCommit, attempt: Int)? {
+        let (data, source) = (push.data, push.source)
         // A redelivery of something already committed (crash before the ack, the same challenge polled again)
         // needs no verification again.
         if try await store.isProcessed(source) {
@@ -59,9 +62,13 @@ struct PushIngest: Sendable {
             return nil
         }
         let attempt = try store.beginAttempt(source, now: now)
-        let (provider, result) = attempt.number > Self.maximumAttempts
-            ? (PushRouter.route(data), .failure(Self.unprocessable(after: attempt)))
-            : await effect(of: data, receivedAt: now)
+        let (provider, result): (Provider?, Result<PushEffect, PushRejection>) = if let unreadable = push.unreadable {
+            (nil, .failure(unreadable))
+        } else if attempt.number > Self.maximumAttempts {
+            (PushRouter.route(data), .failure(Self.unprocessable(after: attempt)))
+        } else {
+            await effect(of: data, receivedAt: now)
+        }
         return (MessageCommit(source: source, result: result, provider: provider), attempt.number)
     }
 

@@ -58,7 +58,11 @@ struct FCMPushSource: PushSource {
     }
 
     func run(into ingest: PushIngest) async throws {
-        var backoff = Backoff(config.current)
+        let health = ConnectionHealth(name: name, backoff: Backoff(config.current), logger: logger,
+                                      metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
+        // When the registration was made again because MCS refused it: a refusal of the new one too is not Google
+        // having forgotten this machine, and registering again and again would only change the token each time.
+        var reRegisteredAt: Date?
         while !Task.isCancelled {
             let settings = config.current.providers.fcm
             let reason: String
@@ -68,32 +72,44 @@ struct FCMPushSource: PushSource {
                 status.update { $0.state = "registering" }
                 let registration = try await registrar.registration(for: app, settings)
                 status.update { $0.tokenIssued = registration.registeredAt; $0.state = "connecting" }
-                try await session(registration, settings, ingest: ingest, wakesSeen: wakesSeen) { backoff = Backoff(config.current) }
-                reason = "the connection closed"
+                try await session(registration, settings, ingest: ingest, wakesSeen: wakesSeen, health: health) {
+                    reRegisteredAt = nil
+                }
+                reason = "\(settings.endpoints.mcsHost):\(settings.endpoints.mcsPort) closed the connection"
             } catch is CancellationError {
                 return
             } catch FCMSourceError.resumed {
+                health.endedOnPurpose()
                 logger.notice("\(name): the machine woke from suspend; connecting again now",
                               metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
                 continue
-            } catch FCMSourceError.loginRefused(let why) {
+            } catch let refusal as LoginRefusal where refusal.isAuthentication && Self.mayRegisterAgain(after: reRegisteredAt) {
                 // Google forgot the registration (or never had it): only a new one can receive again.
-                reason = "MCS refused the login (\(why))"
+                reason = "\(refusal)"
+                reRegisteredAt = Date()
                 try? await registrar.store.deleteFCMRegistration(app: appName)
-                logger.critical("\(name): MCS refused this machine's registration (\(why)); registering again. The FCM token changes: the providers of accounts on FCM are told the new one where they can be (pushctl accounts says where not)",
+                logger.critical("\(name): MCS refused this machine's registration (\(refusal.code) \(refusal.message)); registering again. The FCM token changes: the providers of accounts on FCM are told the new one where they can be (pushctl accounts says where not)",
                                 metadata: ["message_id": "\(LogMessageID.tokenChanged)"])
-            } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
-                reason = "the connection closed"
+            } catch let refusal as LoginRefusal where refusal.isAuthentication {
+                reason = "\(refusal), and it refused the registration made again for it at \(reRegisteredAt!.formatted(.iso8601)) too: "
+                    + "Google does not take this app's registrations (check the fcm_* values: pushctl fcm check); "
+                    + "trying the same registration again later rather than registering again"
             } catch {
                 reason = "\(error)"
             }
             if Task.isCancelled { return }
-            let delay = backoff.next()
+            let delay = health.failed(reason, backoff: Backoff(config.current))
             status.update { $0.state = "backoff"; $0.error = reason; $0.connectedSince = nil }
-            logger.warning("\(name): \(reason); reconnecting in \(String(format: "%.1f", delay)) s",
-                           metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
             await sleep(seconds: delay, orUntilWakePast: wakesSeen)
         }
+    }
+
+    /// Registering again is the answer to a refused login once, not again within the hour: a second refusal right
+    /// after it says something else is wrong, and each registration changes the token the providers must be told.
+    static let registerAgainAfter: TimeInterval = 3600
+
+    static func mayRegisterAgain(after reRegistered: Date?, now: Date = Date()) -> Bool {
+        reRegistered.map { now.timeIntervalSince($0) >= registerAgainAfter } ?? true
     }
 
     /// The backoff's wait, cut short by a wake from suspend: the network that failed may be another one now.
@@ -102,28 +118,43 @@ struct FCMPushSource: PushSource {
     }
 
     private func session(_ registration: FCMRegistration, _ settings: FCMSettings, ingest: PushIngest, wakesSeen: Int,
-                         onLogin: () -> Void) async throws {
+                         health: ConnectionHealth, onLogin: () -> Void) async throws {
         let endpoints = settings.endpoints
         let keys = try registration.keys()
         let tls = try tlsContexts.context(caFile: settings.caFile)
         let proxy = try HTTPSProxy.forHost(endpoints.mcsHost, environment: ProcessInfo.processInfo.environment)
+        var port = endpoints.mcsPort
         let connection: MCSConnection
         do {
-            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsPort, tls: tls, proxy: proxy)
+            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: port, tls: tls, proxy: proxy)
         } catch where endpoints.mcsFallbackPort != endpoints.mcsPort && !(error is CancellationError) {
             // Networks that block 5228 usually let 443 through, as Chrome's fallback assumes.
-            logger.info("\(name): \(endpoints.mcsHost):\(endpoints.mcsPort) unreachable (\(error)); trying port \(endpoints.mcsFallbackPort)")
-            connection = try await MCSConnection.open(host: endpoints.mcsHost, port: endpoints.mcsFallbackPort, tls: tls,
-                                                      proxy: proxy)
+            logger.info("\(name): \(MCSFailure(host: endpoints.mcsHost, port: port, underlying: error)); trying port \(endpoints.mcsFallbackPort)")
+            port = endpoints.mcsFallbackPort
+            do {
+                connection = try await MCSConnection.open(host: endpoints.mcsHost, port: port, tls: tls, proxy: proxy)
+            } catch where !(error is CancellationError) {
+                throw MCSFailure(host: endpoints.mcsHost, port: port, underlying: error)
+            }
+        } catch where !(error is CancellationError) {
+            throw MCSFailure(host: endpoints.mcsHost, port: port, underlying: error)
         }
         // Nothing may throw between the open and the exchange: the connection is closed by the exchange.
         let liveness = Liveness(limit: .milliseconds(Int(settings.heartbeatSeconds * 1500 + 5000)))
         let woke = Flag()
         do {
             try await exchange(on: connection, registration, settings, ingest: ingest, keys: keys, liveness: liveness,
-                               woke: woke, wakesSeen: wakesSeen, onLogin: onLogin)
+                               woke: woke, wakesSeen: wakesSeen, health: health, onLogin: onLogin)
         } catch where !(error is CancellationError) && (woke.isRaised || liveness.declaredDead != nil) {
             // Closed on purpose, for the reason thrown below; what the close made fail on its way is not the story.
+        } catch let error as LoginRefusal {
+            throw error
+        } catch let error as FCMSourceError {
+            throw error
+        } catch let error as ChannelError where error == .ioOnClosedChannel || error == .alreadyClosed {
+            throw MCSFailure(host: endpoints.mcsHost, port: port, underlying: FCMSourceError.closedByServer)
+        } catch where !(error is CancellationError) {
+            throw MCSFailure(host: endpoints.mcsHost, port: port, underlying: error)
         }
         if woke.isRaised { throw FCMSourceError.resumed }
         if let silence = liveness.declaredDead { throw FCMSourceError.dead(seconds: silence) }
@@ -132,7 +163,7 @@ struct FCMPushSource: PushSource {
     /// Logs in, then reads stanzas until the connection ends: pings both ways, data committed then acknowledged.
     private func exchange(on connection: MCSConnection, _ registration: FCMRegistration, _ settings: FCMSettings,
                           ingest: PushIngest, keys: WebPushKeys, liveness: Liveness, woke: Flag, wakesSeen: Int,
-                          onLogin: () -> Void) async throws {
+                          health: ConnectionHealth, onLogin: () -> Void) async throws {
         let endpoints = settings.endpoints
         try await connection.channel.executeThenClose { inbound, outbound in
             let writer = MCSWriter(outbound: outbound)
@@ -149,6 +180,7 @@ struct FCMPushSource: PushSource {
                     connection.channel.channel.close(promise: nil)
                 }
                 var decoder = MCSFrameDecoder()
+                var pingAnswers = PingAnswers()
                 for try await chunk in inbound {
                     decoder.append(chunk.readableBytesView)
                     var received: [(push: DeliveredPush?, id: String)] = []
@@ -157,14 +189,19 @@ struct FCMPushSource: PushSource {
                         switch message {
                         case .loginResponse(let response):
                             guard !response.hasError else {
-                                throw FCMSourceError.loginRefused("\(response.error.code) \(response.error.message)")
+                                throw LoginRefusal(code: response.error.code, message: response.error.message)
                             }
                             acknowledged.confirmedByLogin()
                             onLogin()
                             status.update { $0.state = "connected"; $0.error = nil; $0.connectedSince = Date() }
-                            logger.notice("\(name): connected to \(endpoints.mcsHost) as \(registration.device.mcsDeviceID)",
-                                          metadata: ["message_id": "\(LogMessageID.fcmConnection)"])
+                            health.loggedIn("connected to \(endpoints.mcsHost) as \(registration.device.mcsDeviceID)")
+                            tasks.addTask {
+                                try await Task.sleep(for: ConnectionHealth.healthyAfter)
+                                health.heldUp()
+                            }
                         case .heartbeatPing:
+                            // A peer may ping as fast as it can send: one answer stands for the pings of a moment.
+                            guard pingAnswers.mayAnswer() else { continue }
                             status.update { $0.lastHeartbeat = Date() }
                             try await writer.send(.heartbeatAck(McsProto_HeartbeatAck()))
                         case .heartbeatAck:
@@ -196,20 +233,28 @@ struct FCMPushSource: PushSource {
         }
     }
 
-    /// The push in a data stanza, or nil (logged) for one that cannot be read: it is acknowledged all the same,
-    /// or Google would resend it forever.
+    /// The push in a data stanza; one that cannot be read is handed over as such, so that it is kept in history
+    /// (with its sender, its time and why) and then acknowledged: otherwise Google would resend it forever.
     private func open(_ stanza: McsProto_DataMessageStanza, keys: WebPushKeys) -> DeliveredPush? {
-        if MCSMessage.appData(stanza, "message_type") == "deleted_messages" {
-            logger.warning("\(name): Google dropped messages for this device while it was away (too many, or too old); a sign-in started then must be started again")
-            return nil
-        }
-        do {
-            return DeliveredPush(data: try FCMDataMessage.open(stanza, keys: keys),
-                                 source: .poll(key: "fcm:" + stanza.persistentID))
-        } catch {
-            logger.error("\(name): message \(stanza.persistentID) from \(stanza.from) cannot be read: \(error); acknowledged and dropped",
+        guard !stanza.persistentID.isEmpty else {
+            logger.error("\(name): a message from \(stanza.from) has no persistent id; it cannot be acknowledged or told apart from another, and is dropped",
                          metadata: ["message_id": "\(LogMessageID.fcmUnreadable)"])
             return nil
+        }
+        let source = MessageSource.poll(key: "fcm:" + stanza.persistentID)
+        if MCSMessage.appData(stanza, "message_type") == "deleted_messages" {
+            logger.warning("\(name): Google dropped messages for this device while it was away (too many, or too old); a sign-in started then must be started again")
+            return DeliveredPush(data: [:], source: source, unreadable: PushRejection(.expired,
+                "Google dropped messages for this machine (FCM app \(appName)) while it was away, too many or too old: "
+                + "a sign-in started then must be started again"))
+        }
+        do {
+            return DeliveredPush(data: try FCMDataMessage.open(stanza, keys: keys), source: source)
+        } catch {
+            logger.error("\(name): message \(stanza.persistentID) from \(stanza.from) cannot be read: \(error); acknowledged, and listed in pushctl history",
+                         metadata: ["message_id": "\(LogMessageID.fcmUnreadable)"])
+            return DeliveredPush(data: [:], source: source, unreadable: PushRejection(.malformed,
+                "an FCM message from sender \(DisplayText.sanitized(String(stanza.from.prefix(64)))) (FCM app \(appName)) cannot be read: \(error)"))
         }
     }
 
@@ -253,7 +298,6 @@ struct FCMPushSource: PushSource {
 
 enum FCMSourceError: Error, CustomStringConvertible {
     case misconfigured(String)
-    case loginRefused(String)
     case closedByServer
     case dead(seconds: Int)
     /// The machine woke from suspend: the connection was closed to be made again.
@@ -262,11 +306,34 @@ enum FCMSourceError: Error, CustomStringConvertible {
     var description: String {
         switch self {
         case .misconfigured(let problem): problem
-        case .loginRefused(let why): "MCS refused the login (\(why))"
         case .closedByServer: "MCS closed the connection"
         case .dead(let seconds): "no whole stanza from MCS in \(seconds) s (not even a heartbeat): the connection is dead"
         case .resumed: "the machine woke from suspend"
         }
+    }
+}
+
+/// MCS answered the login with an error. Only an authentication failure says the registration is no good (Google
+/// forgot it); any other code (503: busy) is a reason to try the same registration again later.
+struct LoginRefusal: Error, CustomStringConvertible {
+    let code: Int32
+    let message: String
+
+    var isAuthentication: Bool { code == 401 || code == 403 }
+
+    var description: String { "MCS refused the login (\(code) \(DisplayText.sanitized(String(message.prefix(200)))))" }
+}
+
+/// Answers to the peer's pings: at most one a second. Google pings every few minutes; answering a flood ping for
+/// ping costs CPU and memory without telling the peer anything more.
+struct PingAnswers {
+    static let interval: Duration = .seconds(1)
+    private var last: ContinuousClock.Instant?
+
+    mutating func mayAnswer(now: ContinuousClock.Instant = .now) -> Bool {
+        if let last, now - last < Self.interval { return false }
+        last = now
+        return true
     }
 }
 
