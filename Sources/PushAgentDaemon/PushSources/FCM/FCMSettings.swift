@@ -15,9 +15,9 @@ struct FCMSettings: ConfigSection {
     /// How often the agent pings MCS; a connection silent for 1.5 times this plus 5 s is declared dead and replaced.
     var heartbeatSeconds: Double = 60
 
-    static let defaultAppName = "default"
+    static let defaultAppName = FirebaseAppProfile.defaultName
     /// What `pushctl enroll --fcm-app` takes to mean the relay, whatever the provider's default app.
-    static let relayName = "none"
+    static let relayName = FirebaseAppProfile.relayName
     /// The keys of an `[fcm_apps.NAME]` table; `fcm_` and each of these are the default app's flat keys.
     static let appKeys = ["project_id", "api_key", "app_id", "sender_id", "vapid_key", "providers"]
 
@@ -77,9 +77,9 @@ struct FCMSettings: ConfigSection {
     /// comma-separated list of the providers whose accounts use this app unless enrolled otherwise.
     mutating func setApp(_ name: String, _ key: String, _ value: String, origin: String) throws(ConfigError) {
         let field = name == Self.defaultAppName ? "'fcm_\(key)'" : "'\(key)' of [fcm_apps.\(name)]"
-        guard name.range(of: "^[a-z0-9][a-z0-9_-]{0,31}$", options: .regularExpression) != nil, name != Self.relayName else {
-            throw ConfigError("\(origin): [fcm_apps.\(name)]: an app's name is 1 to 32 of a-z, 0-9, '_' and '-', and not '\(Self.relayName)' (which means the relay)")
-        }
+        if let problem = FirebaseAppProfile.nameProblem(name) { throw ConfigError("\(origin): [fcm_apps.\(name)]: \(problem)") }
+        // Checked as each value is set, so that the message names where it came from (a file, an environment variable).
+        if let problem = FirebaseAppProfile.problem(ofKey: key, value: value) { throw ConfigError("\(origin): \(field) \(problem)") }
         var app = name == Self.defaultAppName ? defaultApp
             : namedApps[name] ?? Self.unset(name)
         switch key {
