@@ -47,11 +47,17 @@ struct FCMError: Error, Equatable {
     }
 
     /// FCM's retryable server error: the sender's library backs off and sends again (firebase-admin honours
-    /// `Retry-After`). The message may have been stored anyway, so a retry can repeat it.
+    /// `Retry-After`). Nothing was stored, so the retry stores the message once.
     static let unavailable = Self(
         httpStatus: 503, status: "UNAVAILABLE",
-        message: "The relay's database is not answering, so the message may not have been stored. Retry in \(StoreUnavailable.retryAfterSeconds) s.",
+        message: "The relay's database is not answering, so the message was not stored. Retry in \(StoreUnavailable.retryAfterSeconds) s.",
         errorCode: "UNAVAILABLE")
+
+    /// FCM's own code for a server error it cannot explain further; it is no 503, which promises nothing was stored.
+    static let outcomeUnknown = Self(
+        httpStatus: 500, status: "INTERNAL",
+        message: "The relay's database took the message but its answer was lost, so the message may or may not have been stored: a retry may deliver it twice.",
+        errorCode: "INTERNAL")
 
     static func unauthenticated(_ message: String) -> Self {
         .init(httpStatus: 401, status: "UNAUTHENTICATED", message: message, errorCode: nil)

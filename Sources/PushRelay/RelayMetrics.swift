@@ -4,7 +4,7 @@ import Synchronization
 /// which Prometheus handles as a counter reset.
 final class RelayMetrics: Sendable {
     enum Counter: CaseIterable {
-        case sent, delivered, expired, collapsed, accessTokensIssued, unavailable, memoryTrims
+        case sent, delivered, expired, collapsed, accessTokensIssued, unavailable, outcomeUnknown, memoryTrims
 
         var name: String {
             switch self {
@@ -14,6 +14,7 @@ final class RelayMetrics: Sendable {
             case .collapsed: "pushrelay_messages_collapsed_total"
             case .accessTokensIssued: "pushrelay_access_tokens_issued_total"
             case .unavailable: "pushrelay_requests_unavailable_total"
+            case .outcomeUnknown: "pushrelay_sends_outcome_unknown_total"
             case .memoryTrims: "pushrelay_memory_trims_total"
             }
         }
@@ -25,7 +26,8 @@ final class RelayMetrics: Sendable {
             case .expired: "Messages dropped undelivered because their TTL passed."
             case .collapsed: "Undelivered messages replaced by a newer one with the same collapse key."
             case .accessTokensIssued: "Access tokens issued to service accounts by POST /token."
-            case .unavailable: "Requests answered 503 because the database did not answer in time or was unreachable."
+            case .unavailable: "Requests answered 503 because the database did not answer in time or was unreachable; none of them was stored."
+            case .outcomeUnknown: "Sends answered 500 because the database took the message but its answer was lost (deadline passed or connection died during the commit): each may or may not be stored."
             case .memoryTrims: "Times the relay gave freed memory back to the system (malloc_trim) after many connections closed."
             }
         }

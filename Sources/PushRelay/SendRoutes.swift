@@ -145,6 +145,9 @@ struct SendRoutes: Sendable {
         case is StoreUnavailable:
             metrics.add(.unavailable)
             return try FCMError.unavailable.response()
+        case is StoreOutcomeUnknown:
+            metrics.add(.outcomeUnknown)
+            return try FCMError.outcomeUnknown.response()
         default:
             throw error
         }

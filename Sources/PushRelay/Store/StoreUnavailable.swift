@@ -2,9 +2,8 @@ import Logging
 import Synchronization
 
 /// The database did not answer within the deadline, or failed in a way a retry may cure (connection lost, server
-/// restarting, too many connections): the request gets a retryable 503 with `Retry-After`, never a 200, and the
-/// sender retries. A send's message may have committed anyway; a retry then repeats it, which FCM's senders
-/// expect from a 503 too.
+/// restarting, too many connections), before the request's change went to it: the request gets a retryable 503 with
+/// `Retry-After`, never a 200, and nothing of it is stored, so the sender's retry stores it once.
 struct StoreUnavailable: Error, CustomStringConvertible {
     /// What the relay was doing, as in "storing a message".
     var operation: String
@@ -15,6 +14,16 @@ struct StoreUnavailable: Error, CustomStringConvertible {
     static let retryAfterSeconds = 2
 
     var description: String { "\(operation) failed: \(reason)" }
+}
+
+/// A change went to the database and no answer came back (the deadline passed, or the connection died, while the
+/// statement and its commit were under way): it may or may not be stored, which a 503's "not stored, retry" would
+/// misstate. The request gets a 500 that says so; a sender that retries may deliver it twice.
+struct StoreOutcomeUnknown: Error, CustomStringConvertible {
+    var operation: String
+    var reason: String
+
+    var description: String { "\(operation): the outcome is unknown: \(reason)" }
 }
 
 /// A database operation failed in a way a retry will not cure: the request gets a 500, and the log gets this, which
@@ -31,15 +40,21 @@ struct StoreFailure: Error, CustomStringConvertible {
 enum StoreDeadline {
     static let operation = Duration.seconds(5)
 
-    /// `operation`'s result, or `DeadlinePassed` once `limit` has passed, whatever the operation does: postgres-nio
+    /// `operation`'s result, or `Passed` once the limit has passed, whatever the operation does: postgres-nio
     /// cannot cancel a query in flight, so the operation is cancelled (which ends a wait for a connection) and left
     /// to end by itself in its own task.
     static func run<Result: Sendable>(
         within limit: Duration, _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
+        try await run(until: .now + limit, body)
+    }
+
+    static func run<Result: Sendable>(
+        until deadline: ContinuousClock.Instant, _ body: @escaping @Sendable () async throws -> Result
+    ) async throws -> Result {
         let race = Race<Result>()
         return try await withCheckedThrowingContinuation { continuation in
-            race.start(continuation, limit: limit, body)
+            race.start(continuation, deadline: deadline, body)
         }
     }
 
@@ -56,11 +71,11 @@ enum StoreDeadline {
 
         private let state = Mutex(State())
 
-        func start(_ continuation: CheckedContinuation<Result, any Error>, limit: Duration,
+        func start(_ continuation: CheckedContinuation<Result, any Error>, deadline: ContinuousClock.Instant,
                    _ body: @escaping @Sendable () async throws -> Result) {
             state.withLock { $0.continuation = continuation }
             let timer = Task {
-                guard (try? await Task.sleep(for: limit)) != nil else { return }
+                guard (try? await Task.sleep(until: deadline, clock: .continuous)) != nil else { return }
                 self.finish(.failure(Passed()))?.cancel()
             }
             let work = Task {

@@ -54,11 +54,11 @@ final class PostgresRelayStore: RelayStorage {
         announcer = WakeAnnouncer { deviceIDs in
             await Self.notify(deviceIDs, client: client, settings: settings, logger: logger)
         }
-        sends = StatementBatcher(largest: Self.largestBatch, deadline: settings.operationTimeout) { batch in
-            try await Self.store(batch, limit: maximumQueuedPerDevice, client: client, settings: settings, logger: logger)
+        sends = StatementBatcher(largest: Self.largestBatch, deadline: settings.operationTimeout) { batch, deadline in
+            try await Self.store(batch, limit: maximumQueuedPerDevice, until: deadline, client: client, logger: logger)
         }
-        polls = StatementBatcher(largest: Self.largestBatch, deadline: settings.operationTimeout) { batch in
-            try await Self.inDeviceOrder(batch, deviceID: \.deviceID, row: \.0, client: client, settings: settings, logger: logger) {
+        polls = StatementBatcher(largest: Self.largestBatch, deadline: settings.operationTimeout) { batch, deadline in
+            try await Self.inDeviceOrder(batch, deviceID: \.deviceID, row: \.0, until: deadline, client: client, logger: logger) {
                 PostgresStatements.PollBatch(polls: $0)
             }
         }
@@ -72,37 +72,51 @@ final class PostgresRelayStore: RelayStorage {
     }
 
     /// Every request's database work goes through here: it ends within `settings.operationTimeout` whatever the
-    /// database does, and a failure says what the relay was doing and what PostgreSQL said. A failure a retry may
-    /// cure is `StoreUnavailable` (503 and Retry-After), any other PostgreSQL error `StoreFailure` (500); the relay's
-    /// own outcomes (a full queue, a cursor ahead) come out as themselves.
+    /// database does (a batched one by its `StatementBatcher`'s deadline, `bounded` false, since a deadline of its own
+    /// could answer "not stored" while the batch still commits it), and a failure says what the relay was doing and
+    /// what PostgreSQL said. A failure a retry may cure is `StoreUnavailable` (503 and Retry-After), a change sent and
+    /// then lost `StoreOutcomeUnknown`, any other PostgreSQL error `StoreFailure` (500); the relay's own outcomes (a
+    /// full queue, a cursor ahead) come out as themselves.
     func guarded<Result: Sendable>(
-        _ operation: String, statement: String? = nil, _ body: @escaping @Sendable () async throws -> Result
+        _ operation: String, statement: String? = nil, bounded: Bool = true,
+        _ body: @escaping @Sendable () async throws -> Result
     ) async throws -> Result {
         do {
-            let result = try await StoreDeadline.run(within: settings.operationTimeout, body)
+            let result = try await bounded ? StoreDeadline.run(within: settings.operationTimeout, body) : body()
             outageLog.succeeded()
             return result
-        } catch is StoreDeadline.Passed {
-            throw unavailable(StoreUnavailable(
+        } catch {
+            throw failure(error, operation: operation, statement: statement)
+        }
+    }
+
+    private func failure(_ error: any Error, operation: String, statement: String?) -> any Error {
+        switch error {
+        case let lost as StatementGate.Lost:
+            let cause = failure(lost.underlying, operation: operation, statement: statement)
+            let reason = (cause as? StoreUnavailable)?.reason ?? "\(cause)"
+            return StoreOutcomeUnknown(operation: operation, reason: "\(reason), after the statement had gone out")
+        case is StoreDeadline.Passed:
+            return unavailable(StoreUnavailable(
                 operation: operation,
                 reason: "PostgreSQL at \(settings.endpoint) did not answer within \(settings.operationTimeout.components.seconds) s"))
-        } catch let error as ConnectionPoolError {
+        case let error as ConnectionPoolError:
             // After a minute of failed connection attempts the pool fails requests at once until one succeeds.
             let reason = error == .connectionCreationCircuitBreakerTripped
                 ? "no connection to PostgreSQL at \(settings.endpoint) could be opened for a minute; still trying"
                 : "PostgreSQL at \(settings.endpoint): the connection pool \(error == .poolShutdown ? "is shut down" : "gave up the request")"
-            throw unavailable(StoreUnavailable(operation: operation, reason: reason))
-        } catch is CancellationError {
-            throw unavailable(StoreUnavailable(operation: operation, reason: "PostgreSQL at \(settings.endpoint): cancelled"))
-        } catch {
+            return unavailable(StoreUnavailable(operation: operation, reason: reason))
+        case is CancellationError:
+            return unavailable(StoreUnavailable(operation: operation, reason: "PostgreSQL at \(settings.endpoint): cancelled"))
+        default:
             let error = PostgresSchema.unwrapped(error)
-            guard let failure = error as? PSQLError else { throw error }
+            guard let failure = error as? PSQLError else { return error }
             if failure.serverInfo?[.sqlState] == PostgresSchema.queueFullState {
-                throw DeviceQueueFull(limit: maximumQueuedPerDevice)
+                return DeviceQueueFull(limit: maximumQueuedPerDevice)
             }
             let reason = "PostgreSQL at \(settings.endpoint): \(PostgresErrorText(failure, statement: statement).text)"
-            if failure.isTransient { throw unavailable(StoreUnavailable(operation: operation, reason: reason)) }
-            throw StoreFailure(operation: operation, reason: reason)
+            if failure.isTransient { return unavailable(StoreUnavailable(operation: operation, reason: reason)) }
+            return StoreFailure(operation: operation, reason: reason)
         }
     }
 
@@ -139,15 +153,16 @@ final class PostgresRelayStore: RelayStorage {
         _ operation: String, _ statement: Statement
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         try await guarded(operation, statement: Statement.sql) { [client, logger] in
-            try await Self.rows(statement, client: client, logger: logger)
+            try await Self.rows(statement, client: client, logger: logger, gate: StatementGate())
         }
     }
 
     private static func rows<Statement: PostgresPreparedStatement>(
-        _ statement: Statement, client: PostgresClient, logger: Logger
+        _ statement: Statement, client: PostgresClient, logger: Logger, gate: StatementGate
     ) async throws -> [Statement.Row] where Statement.Row: Sendable {
         try await client.withConnection { connection in
-            try await closingWhenCancelled(connection) {
+            try gate.send()
+            return try await closingWhenCancelled(connection) {
                 var rows: [Statement.Row] = []
                 for try await row in try await connection.execute(statement, logger: logger) { rows.append(row) }
                 return rows
@@ -210,8 +225,9 @@ final class PostgresRelayStore: RelayStorage {
             deviceID: deviceID, messageID: Identifiers.messageID(), data: data, notification: notification,
             priority: outgoing.priority.rawValue, collapseKey: outgoing.collapseKey, sentAt: now,
             expiresAt: now + outgoing.ttlMilliseconds)
-        let outcome = try await guarded("storing a message for device \(deviceID)", statement: PostgresStatements.EnqueueBatch.sql) {
-            [sends] in try await sends.submit(send)
+        let outcome = try await guarded(
+            "storing a message for device \(deviceID)", statement: PostgresStatements.EnqueueBatch.sql, bounded: false
+        ) { [sends] in try await sends.submit(send)
         }
         switch outcome {
         case .noDevice:
@@ -235,10 +251,10 @@ final class PostgresRelayStore: RelayStorage {
     }
 
     private static func store(
-        _ sends: [PostgresStatements.EnqueueBatch.Send], limit: Int, client: PostgresClient, settings: PostgresSettings,
-        logger: Logger
+        _ sends: [PostgresStatements.EnqueueBatch.Send], limit: Int, until deadline: ContinuousClock.Instant,
+        client: PostgresClient, logger: Logger
     ) async throws -> [SendOutcome] {
-        let rows = try await inDeviceOrder(sends, deviceID: \.deviceID, row: \.0, client: client, settings: settings, logger: logger) {
+        let rows = try await inDeviceOrder(sends, deviceID: \.deviceID, row: \.0, until: deadline, client: client, logger: logger) {
             PostgresStatements.EnqueueBatch(sends: $0, limit: Int64(limit))
         }
         return rows.map { rows in
@@ -249,16 +265,23 @@ final class PostgresRelayStore: RelayStorage {
 
     /// Runs a batch's statement with its items ordered by device, so that two batches take their devices' row locks
     /// in the same order and never wait for each other crosswise, and hands each item its rows (`ord`, the 1-based
-    /// place in the statement's arrays, is the row's first column). Within the deadline, like a request's work: a
-    /// batch stuck on a dead connection would hold up every later one.
+    /// place in the statement's arrays, is the row's first column). By the batch's deadline, its earliest request's,
+    /// whose caller is answered then with what is known: not stored (`StoreDeadline.Passed`) while the statement
+    /// waited for a connection, `StatementGate.Lost` once it had gone out.
     private static func inDeviceOrder<Item, Statement: PostgresPreparedStatement>(
-        _ items: [Item], deviceID: (Item) -> String, row ord: (Statement.Row) -> Int32, client: PostgresClient,
-        settings: PostgresSettings, logger: Logger, statement: ([Item]) -> Statement
+        _ items: [Item], deviceID: (Item) -> String, row ord: (Statement.Row) -> Int32, until deadline: ContinuousClock.Instant,
+        client: PostgresClient, logger: Logger, statement: ([Item]) -> Statement
     ) async throws -> [[Statement.Row]] where Statement.Row: Sendable {
         let order = items.indices.sorted { deviceID(items[$0]) < deviceID(items[$1]) }
         let statement = statement(order.map { items[$0] })
-        let rows = try await StoreDeadline.run(within: settings.operationTimeout) {
-            try await Self.rows(statement, client: client, logger: logger)
+        let gate = StatementGate()
+        let rows: [Statement.Row]
+        do {
+            rows = try await StoreDeadline.run(until: deadline) {
+                try await Self.rows(statement, client: client, logger: logger, gate: gate)
+            }
+        } catch {
+            throw gate.outcome(of: error)
         }
         var rowsByItem = [[Statement.Row]](repeating: [], count: items.count)
         for row in rows { rowsByItem[order[Int(ord(row)) - 1]].append(row) }
@@ -289,10 +312,17 @@ final class PostgresRelayStore: RelayStorage {
     func pollFromMemory(deviceID: String, after: Int64, now: Int64) -> PollResult? { nil }
 
     private func read(_ poll: PostgresStatements.PollBatch.Poll) async throws -> PostgresStatements.PollBatch.Reply? {
-        let rows = try await guarded("reading the messages of device \(poll.deviceID)", statement: PostgresStatements.PollBatch.sql) {
-            [polls] in try await polls.submit(poll)
+        let operation = "reading the messages of device \(poll.deviceID)"
+        do {
+            let rows = try await guarded(operation, statement: PostgresStatements.PollBatch.sql, bounded: false) {
+                [polls] in try await polls.submit(poll)
+            }
+            return try PostgresStatements.PollBatch.Reply(rows)
+        } catch let lost as StoreOutcomeUnknown {
+            // A poll's retry does what the lost one may have done (acknowledge the same cursor, hand out the same
+            // messages): for the device the retryable 503 stays true.
+            throw StoreUnavailable(operation: operation, reason: lost.reason)
         }
-        return try PostgresStatements.PollBatch.Reply(rows)
     }
 
     /// Drops messages whose TTL passed (polls skip them anyway) and returns how many. Every instance sweeps; rows a

@@ -50,7 +50,8 @@ final class SQLiteRelayStore: RelayStorage {
         }
         let pool = try DatabasePool(path: path, configuration: configuration)
         self.pool = pool
-        reads = StatementBatcher(largest: 256, deadline: StoreDeadline.operation) { batch in
+        // A read changes nothing, so it need not end by its deadline to keep an answer true.
+        reads = StatementBatcher(largest: 256, deadline: StoreDeadline.operation) { batch, _ in
             try await pool.read { db in batch.map { read in Result { try read.run(db) } } }
         }
         // Expiry is enforced before every batch of sends and polls, so an expired message is never returned and
