@@ -49,10 +49,13 @@ public final class FCMEmulatorProcess: Sendable {
                                      stateFile: stateFile)
     }
 
-    private static func makeCertificate(_ certificate: String, key: String) async throws {
+    /// A self-signed P-256 certificate for the names given (the emulator's own is for localhost and 127.0.0.1; one
+    /// made in its directory before it starts is taken instead).
+    public static func makeCertificate(_ certificate: String, key: String,
+                                       names: String = "DNS:localhost,IP:127.0.0.1") async throws {
         let openssl = try await CommandResult.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=localhost",
-            "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1", "-days", "2", "-keyout", key, "-out", certificate])
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=pushagent-test",
+            "-addext", "subjectAltName=" + names, "-days", "2", "-keyout", key, "-out", certificate])
         guard openssl.status == 0 else { throw HarnessError("openssl could not make the emulator's certificate: \(openssl.stderr)") }
     }
 
@@ -79,12 +82,40 @@ public final class FCMEmulatorProcess: Sendable {
             headers: [("Content-Type", "application/json")], body: body))
     }
 
-    /// Makes the emulator's next MCS session misbehave (pushsim's MCSMisbehaviour: garbage, huge_length,
-    /// wrong_version, undecryptable, silent, trickle); connected clients are sent a Close so they log in again.
-    public func misbehave(_ mode: String) async throws -> HTTPResponse {
+    /// Makes the emulator's next `sessions` MCS sessions misbehave (pushsim's MCSMisbehaviour: garbage,
+    /// huge_length, wrong_version, undecryptable, silent, trickle, refuse_login_503, refuse_login_401,
+    /// close_after_login, ping_flood); connected clients are sent a Close so they log in again.
+    public func misbehave(_ mode: String, sessions: Int = 1) async throws -> HTTPResponse {
+        try await post("/fcm/sim/misbehave", ["mode": mode, "sessions": sessions])
+    }
+
+    /// Encrypts later sends with `aes128gcm` (marked as Chromium reads it) or `aesgcm`, FCM's usual.
+    public func useContentCoding(_ coding: String) async throws -> HTTPResponse {
+        try await post("/fcm/sim/content-coding", ["content_coding": coding])
+    }
+
+    /// The receiving keys of the registration whose token this is (`p256dh`, `auth`, base64url), for a sender of
+    /// a test's own.
+    public func webPushKeys(token: String) async throws -> (p256dh: String, auth: String) {
+        let reply = try await CurlHTTPClient.shared.send(HTTPRequest(method: "GET", url: httpURL + "/fcm/sim/registrations/" + token))
+        guard reply.status == 200, let json = try JSONSerialization.jsonObject(with: reply.body) as? [String: String],
+              let p256dh = json["p256dh"], let auth = json["auth"] else {
+            throw HarnessError("the emulator has no registration with token \(token): \(reply.status)")
+        }
+        return (p256dh, auth)
+    }
+
+    /// Delivers a stanza a test encrypted itself to the registration's device, with the app data given.
+    public func deliver(rawData: Data, appData: [String: String], to token: String, from sender: String) async throws
+        -> HTTPResponse {
+        try await post("/fcm/sim/deliver", ["token": token, "from": sender, "app_data": appData,
+                                            "raw_data": rawData.base64EncodedString()])
+    }
+
+    private func post(_ path: String, _ object: [String: Any]) async throws -> HTTPResponse {
         try await CurlHTTPClient.shared.send(HTTPRequest(
-            method: "POST", url: httpURL + "/fcm/sim/misbehave", headers: [("Content-Type", "application/json")],
-            body: try JSONSerialization.data(withJSONObject: ["mode": mode])))
+            method: "POST", url: httpURL + path, headers: [("Content-Type", "application/json")],
+            body: try JSONSerialization.data(withJSONObject: object)))
     }
 
     public func stop() async { await process.stop() }

@@ -55,11 +55,8 @@ struct MCSConnectionTests {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // The emulator takes the certificate it finds in its directory: this one names another host only.
-        let made = try await CommandResult.run("/usr/bin/openssl", [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-subj", "/CN=mtalk.example",
-            "-addext", "subjectAltName=DNS:mtalk.example", "-days", "1", "-keyout", directory + "/fcm-key.pem",
-            "-out", directory + "/fcm-cert.pem"])
-        #expect(made.status == 0, "\(made.stderr)")
+        try await FCMEmulatorProcess.makeCertificate(directory + "/fcm-cert.pem", key: directory + "/fcm-key.pem",
+                                                     names: "DNS:mtalk.example")
         let emulator = try await FCMEmulatorProcess(directory: directory)
         defer { Task { await emulator.stop() } }
         let connection = try await MCSConnection.open(host: "localhost", port: emulator.mcsPort,

@@ -31,7 +31,9 @@ actor FCMEmulator {
     private var installationAuthTokens: Set<String> = []
     private var webRegistrations: [String: WebRegistration] = [:]
     private var sentCount = 0
-    private var nextMisbehaviour: MCSMisbehaviour?
+    private var nextMisbehaviour: (mode: MCSMisbehaviour, sessions: Int)?
+    /// How sends are encrypted: `aesgcm` as FCM's data messages, or `aes128gcm` marked as Chromium reads it.
+    private var contentCoding = ContentCoding.aesgcm
     private let stateFile: String?
     let events: SimEvents
 
@@ -84,10 +86,12 @@ actor FCMEmulator {
     }
 
     /// A new installation: its refresh token and first auth token.
-    func createInstallation(fid: String) throws -> (refreshToken: String, authToken: String) {
+    func createInstallation(fid: String, appID: String) throws -> (refreshToken: String, authToken: String) {
         let refresh = "1_" + SimRandom.bytes(24).hex
         installationsByRefresh[refresh] = fid
-        return (refresh, try newAuthToken())
+        let auth = try newAuthToken()
+        events.emit("fcm installation: app \(appID)")
+        return (refresh, auth)
     }
 
     func refreshInstallation(refreshToken: String) throws -> String? {
@@ -122,36 +126,80 @@ actor FCMEmulator {
     /// FCM HTTP v1's send to a registration token: encrypted for the registration (aesgcm, as FCM does for web
     /// push), queued on its device, and written to its MCS session when one is logged in. Returns the message id.
     func send(data: [String: String], to token: String, from sender: String) throws -> String {
-        guard let registration = webRegistrations[token],
-              let gcm = gcmRegistrations[registration.gcmToken], devices[gcm.androidID] != nil else {
-            throw SendFailure.unregistered
-        }
+        let (registration, gcm) = try registered(token)
         sentCount += 1
         let messageID = "\(sentCount)-" + SimRandom.bytes(6).hex
         let payload = try JSONSerialization.data(withJSONObject: [
             "data": data, "from": sender, "priority": "high", "fcmMessageId": messageID,
         ], options: [.sortedKeys])
-        var stanza = Self.dataStanza(try registration.sender.encrypt(aesgcm: payload), from: sender, subtype: gcm.subtype)
+        var stanza = contentCoding == .aes128gcm
+            ? Self.dataStanza(aes128gcm: try registration.sender.encrypt(aes128gcm: payload), from: sender, subtype: gcm.subtype)
+            : Self.dataStanza(try registration.sender.encrypt(aesgcm: payload), from: sender, subtype: gcm.subtype)
         stanza.id = messageID
         stanza.ttl = 2_419_200
-        devices[gcm.androidID]!.queue.append(stanza)
-        try persist()
-        devices[gcm.androidID]!.session?.send(.data(stanza))
+        try enqueue(stanza, device: gcm.androidID)
         events.emit("fcm send: \(messageID) to \(SimEvents.short(token)) (\(devices[gcm.androidID]!.queue.count) unacknowledged)")
         return messageID
+    }
+
+    private func registered(_ token: String) throws -> (web: WebRegistration, gcm: GCMRegistration) {
+        guard let registration = webRegistrations[token],
+              let gcm = gcmRegistrations[registration.gcmToken], devices[gcm.androidID] != nil else {
+            throw SendFailure.unregistered
+        }
+        return (registration, gcm)
+    }
+
+    private func enqueue(_ stanza: McsProto_DataMessageStanza, device androidID: UInt64) throws {
+        devices[androidID]!.queue.append(stanza)
+        try persist()
+        devices[androidID]!.session?.send(.data(stanza))
+    }
+
+    /// Not Google's: a stanza whose body and app data a test made itself (with another Web Push implementation),
+    /// delivered to the registration's device as a send's would be.
+    func deliver(rawData: Data, appData: [(String, String)], to token: String, from sender: String) throws {
+        let gcm = try registered(token).gcm
+        var stanza = Self.stanza(rawData, appData: [("google.source", "webpush"), ("subtype", gcm.subtype)] + appData,
+                                 from: sender)
+        stanza.id = stanza.persistentID
+        try enqueue(stanza, device: gcm.androidID)
+        events.emit("fcm deliver: \(stanza.persistentID) to \(SimEvents.short(token))")
+    }
+
+    /// The receiving keys a registration gave (`p256dh`, `auth`), for a test's own sender.
+    func webPushKeys(token: String) -> (p256dh: Data, auth: Data)? {
+        webRegistrations[token].map { ($0.p256dh, $0.auth) }
+    }
+
+    func useContentCoding(_ coding: ContentCoding) {
+        contentCoding = coding
+        events.emit("fcm content coding: \(coding)")
     }
 
     /// A web-push data stanza as FCM writes one: the encrypted body, its salt and sender key in the app data.
     static func dataStanza(_ sealed: WebPushSender.AESGCMMessage, from sender: String, subtype: String)
         -> McsProto_DataMessageStanza {
+        stanza(sealed.body, appData: [("google.source", "webpush"), ("encryption", "salt=" + paddedBase64URL(sealed.salt)),
+                                      ("subtype", subtype), ("crypto-key", "dh=" + paddedBase64URL(sealed.senderPublicKey))],
+               from: sender)
+    }
+
+    /// An `aes128gcm` one, marked as Chromium's GCM encryption provider reads it: the whole RFC 8188 body in
+    /// `raw_data` (its header holds the salt and the sender's key) and `content-encoding` in the app data.
+    static func dataStanza(aes128gcm body: Data, from sender: String, subtype: String) -> McsProto_DataMessageStanza {
+        stanza(body, appData: [("google.source", "webpush"), ("content-encoding", "aes128gcm"), ("subtype", subtype)],
+               from: sender)
+    }
+
+    private static func stanza(_ body: Data, appData: [(String, String)], from sender: String) -> McsProto_DataMessageStanza {
         var stanza = McsProto_DataMessageStanza()
         stanza.from = sender
         stanza.category = "org.chromium.linux"
         stanza.persistentID = "0:\(Int(Date().timeIntervalSince1970 * 1000))%" + SimRandom.bytes(8).hex
-        stanza.rawData = sealed.body
+        stanza.rawData = body
         stanza.sent = Int64(Date().timeIntervalSince1970 * 1000)
-        stanza.appData = [("google.source", "webpush"), ("encryption", "salt=" + paddedBase64URL(sealed.salt)),
-                          ("subtype", subtype), ("crypto-key", "dh=" + paddedBase64URL(sealed.senderPublicKey))]
+        stanza.appData = appData
             .map { key, value in
                 var item = McsProto_AppData()
                 item.key = key
@@ -168,16 +216,18 @@ actor FCMEmulator {
 
     // MARK: MCS sessions
 
-    /// The next login's session misbehaves as asked; every device is sent a Close so that it logs in again.
-    func misbehave(_ misbehaviour: MCSMisbehaviour) {
-        nextMisbehaviour = misbehaviour
-        events.emit("fcm misbehave: the next MCS session will be \(misbehaviour.rawValue)")
+    /// The next `sessions` logins' sessions misbehave as asked; every device is sent a Close so that it logs in
+    /// again.
+    func misbehave(_ misbehaviour: MCSMisbehaviour, sessions: Int = 1) {
+        nextMisbehaviour = (misbehaviour, sessions)
+        events.emit("fcm misbehave: the next \(sessions) MCS session(s) will be \(misbehaviour.rawValue)")
         for device in devices.values { device.session?.send(.close(McsProto_Close())) }
     }
 
     func takeMisbehaviour() -> MCSMisbehaviour? {
-        defer { nextMisbehaviour = nil }
-        return nextMisbehaviour
+        guard let (mode, sessions) = nextMisbehaviour else { return nil }
+        nextMisbehaviour = sessions > 1 ? (mode, sessions - 1) : nil
+        return mode
     }
 
     /// A login: the device must be known with this token. Ids it lists as received are acknowledged; whatever stays

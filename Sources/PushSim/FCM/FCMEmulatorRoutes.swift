@@ -29,9 +29,41 @@ struct FCMEmulatorRoutes {
                 return Self.googleError(400, "INVALID_ARGUMENT",
                                         "mode must be one of \(MCSMisbehaviour.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            await emulator.misbehave(mode)
-            return Self.json(["mode": mode.rawValue])
+            let sessions = json["sessions"] as? Int ?? 1
+            await emulator.misbehave(mode, sessions: max(1, sessions))
+            return Self.json(["mode": mode.rawValue, "sessions": max(1, sessions)])
         }
+        router.post("/fcm/sim/content-coding") { request, _ in
+            guard let json = try JSONSerialization.jsonObject(with: try await body(request)) as? [String: Any],
+                  let coding = (json["content_coding"] as? String).flatMap(ContentCoding.init(rawValue:)) else {
+                return Self.googleError(400, "INVALID_ARGUMENT", "content_coding must be aes128gcm or aesgcm")
+            }
+            await emulator.useContentCoding(coding)
+            return Self.json(["content_coding": coding.rawValue])
+        }
+        router.get("/fcm/sim/registrations/:token") { _, context in
+            guard let keys = await emulator.webPushKeys(token: context.parameters.get("token") ?? "") else {
+                return Self.googleError(404, "NOT_FOUND", "no registration has that token")
+            }
+            return Self.json(["p256dh": FCMEmulator.paddedBase64URL(keys.p256dh), "auth": FCMEmulator.paddedBase64URL(keys.auth)])
+        }
+        router.post("/fcm/sim/deliver") { request, _ in try await deliver(request) }
+    }
+
+    /// `{"token", "from", "raw_data": base64url, "app_data": {key: value}}`: a stanza a test encrypted itself.
+    private func deliver(_ request: Request) async throws -> Response {
+        guard let json = try JSONSerialization.jsonObject(with: try await body(request)) as? [String: Any],
+              let token = json["token"] as? String, let raw = (json["raw_data"] as? String).flatMap(LenientBase64.decode),
+              let appData = json["app_data"] as? [String: String] else {
+            return Self.googleError(400, "INVALID_ARGUMENT", "token, raw_data (base64url) and app_data are required")
+        }
+        do {
+            try await emulator.deliver(rawData: raw, appData: appData.sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+                                       to: token, from: json["from"] as? String ?? "0")
+        } catch FCMEmulator.SendFailure.unregistered {
+            return Self.googleError(404, "NOT_FOUND", "Requested entity was not found.")
+        }
+        return Self.json(["delivered": true])
     }
 
     private func body(_ request: Request) async throws -> Data {
@@ -76,10 +108,15 @@ struct FCMEmulatorRoutes {
             return Self.googleError(403, "PERMISSION_DENIED", "The request is missing a valid API key.")
         }
         guard let json = try JSONSerialization.jsonObject(with: try await body(request)) as? [String: Any],
-              let fid = json["fid"] as? String, json["appId"] is String else {
+              let fid = json["fid"] as? String, let appID = json["appId"] as? String else {
             return Self.googleError(400, "INVALID_ARGUMENT", "fid and appId are required")
         }
-        let (refresh, auth) = try await emulator.createInstallation(fid: fid)
+        // Google takes any platform's app id here (web, android, ios: what firebase-messaging registers with) and
+        // refuses what is not one, in these words.
+        guard !appID.isEmpty, FirebaseAppProfile.problem(ofKey: "app_id", value: appID) == nil else {
+            return Self.googleError(400, "INVALID_ARGUMENT", "Request contains an invalid argument.")
+        }
+        let (refresh, auth) = try await emulator.createInstallation(fid: fid, appID: appID)
         return Self.json(["name": "projects/emulated/installations/\(fid)", "fid": fid, "refreshToken": refresh,
                           "authToken": ["token": auth, "expiresIn": "604800s"]])
     }

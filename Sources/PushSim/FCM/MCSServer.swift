@@ -110,6 +110,20 @@ struct MCSServer: Sendable {
                 startPings(every: login.heartbeatStat.intervalMs, to: outbox)
                 return true
             }
+            if let code = misbehaviour.loginRefusal {
+                var refusal = McsProto_LoginResponse()
+                refusal.id = login.id
+                refusal.error.code = code
+                refusal.error.message = code == 503 ? "service unavailable" : "unknown device or wrong security token"
+                outbox.send(.loginResponse(refusal))
+                outbox.send(.close(McsProto_Close()))
+                return false
+            }
+            if misbehaviour == .closeAfterLogin {
+                outbox.send(.loginResponse(response))
+                return false
+            }
+            if misbehaviour == .pingFlood { startPings(every: login.heartbeatStat.intervalMs, to: outbox) }
             if misbehaviour == .wrongVersion {
                 outbox.send(raw: Data([40]) + (try MCSFraming.frame(.loginResponse(response), withVersion: false)))
                 return true
@@ -119,6 +133,9 @@ struct MCSServer: Sendable {
             return true
         case .heartbeatPing:
             outbox.send(.heartbeatAck(McsProto_HeartbeatAck()))
+            return true
+        case .heartbeatAck:
+            if let device { emulator.events.emit("fcm mcs ping answered: device \(device)") }
             return true
         case .iq:
             if let device, let ids = message.selectivelyAcknowledged { try await emulator.acknowledge(ids, device: device) }
