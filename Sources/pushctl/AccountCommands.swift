@@ -68,7 +68,7 @@ struct Remove: AsyncParsableCommand {
     @Argument(help: "Account id or unique prefix.") var account: String
 
     func run() async throws {
-        try await global.run { client in
+        try await global.run(ids: .account) { client in
             let removed = try await client.removeAccount(account)
             if global.json { return try Output.json(removed) }
             Output.say("removed \(removed.id): \(removed.issuer) \(removed.name)")
@@ -82,7 +82,7 @@ struct Code: AsyncParsableCommand {
     @Argument(help: "Account id or unique prefix.") var account: String
 
     func run() async throws {
-        try await global.run { client in
+        try await global.run(ids: .account) { client in
             let code = try await client.code(account: account)
             if global.json { return try Output.json(code) }
             Output.say("\(code.code)  (\(code.secondsLeft)s left)")

@@ -28,7 +28,7 @@ struct Show: AsyncParsableCommand {
     @Argument(help: "Approval id or unique prefix.") var id: String
 
     func run() async throws {
-        try await global.run { client in
+        try await global.run(ids: .approval) { client in
             let approval = try await client.approval(id)
             if global.json { return try Output.json(approval) }
             Output.say(Output.describe(approval))
@@ -56,7 +56,7 @@ struct Approve: AsyncParsableCommand {
     var passwordFD: Int32?
 
     func run() async throws {
-        try await global.run { client in
+        try await global.run(ids: .approval) { client in
             let interactive = isatty(STDIN_FILENO) != 0
             var number = self.number
             var verified = userVerified
@@ -108,7 +108,7 @@ struct Deny: AsyncParsableCommand {
     }
 
     func run() async throws {
-        try await global.run { client in
+        try await global.run(ids: all ? .account : .approval) { client in
             guard all else {
                 let result = try await client.deny(id ?? "", reason: fraud ? .fraud : nil)
                 if global.json { return try Output.json(result) }

@@ -20,6 +20,10 @@ struct Backup: AsyncParsableCommand {
     @Flag(help: "Replace the output file if it exists.") var force = false
 
     func run() async throws {
+        do {
+            try UserNamedFile.refuseDirectory(output, origin: "--output \(output)", expected: "the path of the backup file to "
+                                              + "write, e.g. \((output as NSString).appendingPathComponent("accounts.backup"))")
+        } catch { throw BackupCommandFailure(error.description) }
         if !force, FileManager.default.fileExists(atPath: output) {
             throw BackupCommandFailure("\(output) exists: choose another file, or give --force to replace it")
         }
@@ -111,7 +115,9 @@ enum BackupOutput {
     }
 
     static func read(_ path: String) throws -> Data {
-        guard let handle = FileHandle(forReadingAtPath: path) else { throw failure("cannot open \(path)") }
+        let handle: FileHandle
+        do { handle = try UserNamedFile.open(path, origin: path, expected: "the backup file `pushctl backup --output FILE` wrote") }
+        catch { throw BackupCommandFailure(error.description) }
         defer { try? handle.close() }
         let bytes = try handle.read(upToCount: BackupFile.maximumByteCount + 1) ?? Data()
         guard bytes.count <= BackupFile.maximumByteCount else {

@@ -14,6 +14,8 @@ enum EnrollmentInput {
     static let maximumBytes = 64 * 1024
     /// `pushctl enroll -`
     static let standardInputMarker = "-"
+    /// What an enrollment URI looks like, for a message about an input that holds none.
+    static let exampleURI = "pushauth://push/Issuer:account?… (or mfauth://, otpauth://push, otpauth://pipush, pia://, hyphen://)"
 
     /// The one source the flags name; none is stdin at a terminal (the URI is asked for) and a usage error
     /// elsewhere; several is a usage error.
@@ -61,6 +63,8 @@ enum EnrollmentInput {
         case .standardInput: text = try Self.readStandardInput()
         case .file(let path): text = try Self.readFile(path)
         case .qrImage(let path):
+            do { try UserNamedFile.refuseDirectory(path, origin: origin, expected: "a PNG or JPEG picture of the QR code") }
+            catch { throw EnrollmentInputError(description: error.description) }
             do { text = try QRImage.text(inImageAt: path) }
             catch { throw EnrollmentInputError(description: error.description) }
         }
@@ -75,8 +79,17 @@ enum EnrollmentInput {
             throw ValidationError("\(origin) holds no URI: give the URI the QR code holds, e.g. `pushctl enroll - < uri.txt`")
         }
         guard words.count == 1 else {
-            throw ValidationError("\(origin) holds \(words.count) URIs (or a URI with spaces): enroll one account at a time, "
-                                  + "with the URI on a line of its own")
+            // Every enrollment URI has a scheme and "://"; text without one (a pasted sentence, the wrong file) is
+            // no URI at all, however many words it has.
+            let uris = words.filter { $0.contains("://") }.count
+            if uris == 0 {
+                throw ValidationError("\(origin) holds no enrollment URI, only text (\(words.count) words): give the URI the "
+                                      + "provider's QR code holds, which looks like \(exampleURI), "
+                                      + "or a picture of the QR code with --qr IMAGE")
+            }
+            throw ValidationError("\(origin) holds \(uris == 1 ? "a URI and other text" : "\(uris) URIs") "
+                                  + "(\(words.count) words, or a URI with spaces): enroll one account at a time, "
+                                  + "with the URI alone on a line of its own")
         }
         return String(uri)
     }
@@ -91,9 +104,9 @@ enum EnrollmentInput {
     }
 
     private static func readFile(_ path: String) throws -> String {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            throw EnrollmentInputError(description: "cannot read --uri-file \(path): \(String(cString: strerror(errno)))")
-        }
+        let handle: FileHandle
+        do { handle = try UserNamedFile.open(path, origin: "--uri-file \(path)", expected: "the file that holds the URI") }
+        catch { throw EnrollmentInputError(description: error.description) }
         defer { try? handle.close() }
         return try read(handle, origin: "--uri-file \(path)")
     }

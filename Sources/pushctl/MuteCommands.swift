@@ -13,7 +13,7 @@ struct Mute: AsyncParsableCommand {
             transform: MuteDuration.seconds) var duration: Double?
 
     func run() async throws {
-        try await global.run { client in
+        try await global.run(ids: .account) { client in
             let muted = try await client.mute(account: account, seconds: duration)
             if global.json { return try Output.json(muted) }
             Output.say("\(muted.id) muted until \(muted.mutedUntil.map(Output.timestamp) ?? "?")")
@@ -27,7 +27,7 @@ struct Unmute: AsyncParsableCommand {
     @Argument(help: "Account id or unique prefix.") var account: String
 
     func run() async throws {
-        try await global.run { client in
+        try await global.run(ids: .account) { client in
             let account = try await client.unmute(account: account)
             if global.json { return try Output.json(account) }
             Output.say("\(account.id) unmuted")

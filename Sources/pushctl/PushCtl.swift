@@ -53,14 +53,33 @@ struct GlobalOptions: ParsableArguments {
 
     /// Runs a control call and turns its failure into a message on stderr and the documented exit code.
     /// `invalidArgument`: the code for the daemon's invalid_argument, where it is about something else than a value
-    /// given on the command line.
-    func run(invalidArgument: Int32 = ExitStatus.usage, _ body: (ControlClient) async throws -> Void) async throws {
+    /// given on the command line. `ids`: what the command's id names, so that an id the daemon does not know is
+    /// answered with the command that lists the ones it does.
+    func run(invalidArgument: Int32 = ExitStatus.usage, ids: IDListing? = nil,
+             _ body: (ControlClient) async throws -> Void) async throws {
         do {
             try await body(client)
         } catch let error as ControlClientError {
-            Output.error(error.description)
+            if case .api(_, let api) = error, api.code == .notFound, let ids {
+                Output.error("\(error.description); \(ids.hint)")
+            } else {
+                Output.error(error.description)
+            }
             if case .api(_, let api) = error, api.code == .invalidArgument { throw ExitCode(invalidArgument) }
             throw ExitCode(ExitStatus.forError(error))
+        }
+    }
+}
+
+/// What a command's id names, and where the valid ones are listed.
+enum IDListing {
+    case approval, account, request
+
+    var hint: String {
+        switch self {
+        case .approval: "`pushctl list` shows the pending approvals' ids, `pushctl list --all` every approval's"
+        case .account: "`pushctl accounts` shows the accounts' ids"
+        case .request: "`pushctl requests` shows the requests' ids"
         }
     }
 }

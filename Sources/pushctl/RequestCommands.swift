@@ -29,7 +29,7 @@ struct Wait: AsyncParsableCommand {
     @Argument(help: "Request id or unique prefix.") var id: String
 
     func run() async throws {
-        try await global.run { client in try await RequestWaiting.untilFinal(id, client: client, json: global.json) }
+        try await global.run(ids: .request) { client in try await RequestWaiting.untilFinal(id, client: client, json: global.json) }
     }
 }
 
@@ -79,7 +79,7 @@ struct Hyphen: AsyncParsableCommand {
 
         func run() async throws {
             let token = credential == "-" ? (readLine() ?? "").trimmingCharacters(in: .whitespaces) : credential
-            try await global.run { client in
+            try await global.run(ids: .account) { client in
                 let request = try await client.hyphenSignIn(account: account, credential: token)
                 if noWait || request.state.isFinal {
                     if global.json { return try Output.json(request) }

@@ -69,6 +69,12 @@ struct PushRelayCommand: ParsableCommand {
         let fileName = configFile.map { absolute($0, relativeTo: workingDirectory) } ?? RelayConfig.defaultConfigPath
         var file: RelayFileConfig?
         if configFile != nil || FileManager.default.fileExists(atPath: fileName) {
+            // Opening a directory succeeds; reading it then failed with Foundation's "NSCocoaErrorDomain error 256".
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: fileName, isDirectory: &isDirectory), isDirectory.boolValue {
+                throw RelayConfigError("\(configFile == nil ? "" : "--config: ")\(fileName) is a directory: give the path of "
+                                       + "a TOML file, e.g. --config \((fileName as NSString).appendingPathComponent("pushrelay.toml"))")
+            }
             // FileHandle rather than String(contentsOfFile:), which refuses /dev/null (a way to skip the default file).
             guard let handle = FileHandle(forReadingAtPath: fileName), let data = try? handle.readToEnd() ?? Data() else {
                 throw RelayConfigError("\(configFile == nil ? "" : "--config: ")cannot read \(fileName)")

@@ -85,6 +85,18 @@ struct PushCtlEnrollInputTests {
         #expect(fromEmptyFile.stderr.contains(emptyFile), "names the file: \(fromEmptyFile.stderr)")
     }
 
+    /// Issue 43: a pasted sentence was "stdin holds 5 URIs"; it holds none, and the message says what one looks like.
+    @Test func plainTextIsNoURIAndTheMessageShowsWhatOneLooksLike() async throws {
+        let result = try await pushctl(["enroll", "-", "--dry-run"], input: "this is not a code\n")
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("stdin holds no enrollment URI") && result.stderr.contains("pushauth://push/Issuer:account?"),
+                "says what is missing and what it looks like: \(result.stderr)")
+        #expect(!result.stderr.contains("URIs"), "counts no words as URIs: \(result.stderr)")
+        let uriAmongText = try await pushctl(["enroll", "-", "--dry-run"], input: "my code: \(uri)\n")
+        #expect(uriAmongText.status == 2)
+        #expect(uriAmongText.stderr.contains("a URI and other text"), "\(uriAmongText.stderr)")
+    }
+
     @Test func anInputTooLargeForAURIIsRefused() async throws {
         let file = try temporaryFile(String(repeating: "x", count: 70_000))
         defer { try? FileManager.default.removeItem(atPath: file) }

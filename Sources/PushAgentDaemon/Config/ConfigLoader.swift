@@ -64,6 +64,12 @@ public enum ConfigLoader {
     /// The file's text; nil for a default file that is not there. Read as a stream, so that `/dev/null` (an empty
     /// config, which `String(contentsOfFile:)` refused, blaming errno 0: "Success") and pipes work too.
     static func readConfigFile(_ file: String, required: Bool) throws(ConfigError) -> String? {
+        // Opening a directory succeeds; reading it then failed with Foundation's "NSCocoaErrorDomain error 256".
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: file, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ConfigError("config file \(file) is a directory: give the path of a TOML file, "
+                              + "e.g. --config \((file as NSString).appendingPathComponent("pushagentd.toml"))")
+        }
         guard let handle = FileHandle(forReadingAtPath: file) else {
             let reason = String(cString: strerror(errno))
             if !required, errno == ENOENT { return nil }
