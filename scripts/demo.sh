@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The demo: pushrelay + pushagentd (user mode, state in ./demo-state) + pushsim playing a ForgeRock server.
-# It enrolls an account from a pushauth:// URI pushsim issued, sends a push, and tells you what to type.
+# The demo: pushrelay + pushagentd (user mode, state in ./demo-state, or DEMO_DIR) + pushsim playing a ForgeRock
+# server. It enrolls an account from a pushauth:// URI pushsim issued, sends a push that waits PUSH_TTL seconds
+# (15 minutes: time to read the instructions), and tells you what to type, and how to send another push.
 # With --auto it approves the push itself and checks that pushsim verified the answer, then runs the step-up part
-# approved the same way (used by `make test`).
+# approved the same way (used by `make test`): in a temporary state directory of its own (removed when it passes),
+# so that it never touches a demo someone is running.
 # With --stepup it shows step-up MFA instead (docs/stepup.md): stepup-example calls stepup-server's protected
 # endpoint, the server asks for a TOTP code, and pushagentd asks you (pushctl approve) before the code is given.
 set -euo pipefail
@@ -17,7 +19,12 @@ case "${1:-}" in
     *) echo "usage: $0 [--auto | --stepup]" >&2; exit 2 ;;
 esac
 BIN=${PUSHAGENT_BIN_DIR:-$PWD/.build/debug}
-DIR=${DEMO_DIR:-$PWD/demo-state}
+if [ "$AUTO" = 1 ]; then
+    DIR=${DEMO_DIR:-$(mktemp -d "${TMPDIR:-/tmp}/pushagent-demo-auto.XXXXXX")}
+else
+    DIR=${DEMO_DIR:-$PWD/demo-state}
+fi
+PUSH_TTL=${PUSH_TTL:-900}
 KEY=demo-sender-key-0123456789abcdef0123
 PROJECT=demo
 SOCKET=$DIR/pushagentd.sock
@@ -28,14 +35,26 @@ done
 
 pids=()
 cleanup() {
+    local status=$?
     for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
     wait 2>/dev/null || true
+    if [ "$AUTO" = 1 ] && [ -z "${DEMO_DIR:-}" ]; then
+        if [ "$status" = 0 ]; then rm -rf "$DIR"; else echo "demo: its logs are in $DIR" >&2; fi
+    fi
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-rm -rf "$DIR"
+# One demo at a time in a state directory: the lock is on the directory itself, held until this script ends, so a
+# second demo started in it stops here instead of removing the running one's state.
 mkdir -p "$DIR"
+exec 9<"$DIR"
+if ! flock -n 9; then
+    echo "demo: another demo is running with its state in $DIR: stop it (Ctrl-C in its terminal), or give this" \
+         "one a directory of its own: DEMO_DIR=/tmp/demo2 $0 $*" >&2
+    exit 1
+fi
+find "$DIR" -mindepth 1 -maxdepth 1 -exec rm -rf {} +
 
 # Waits for a program's "… listening on URL" line and prints the URL.
 listening_url() {
@@ -112,7 +131,9 @@ URI=$("$BIN/pushsim" forgerock enroll-uri --sim "$SIM" --account alice)
 echo "pushsim issued: $URI"
 # On stdin: as an argument the URI (and the secret in it) would show in every local user's process list.
 printf '%s\n' "$URI" | "$BIN/pushctl" enroll -
-"$BIN/pushsim" forgerock push --sim "$SIM" --message "Sign in to the demo app from Firefox on Linux?"
+# One line, run here and printed for sending another push.
+SEND_PUSH="$(printf %q "$BIN/pushsim") forgerock push --sim $(printf %q "$SIM") --ttl $PUSH_TTL --message 'Sign in to the demo app from Firefox on Linux?'"
+eval "$SEND_PUSH"
 
 for _ in $(seq 1 100); do
     "$BIN/pushctl" list --json | grep -q '"pending"' && break
@@ -169,14 +190,15 @@ fi
 
 cat <<TXT
 
-A push is waiting. In another terminal, type:
+A push is waiting (it expires in $((PUSH_TTL / 60)) minutes). In another terminal, type:
 
     export PUSHAGENT_SOCKET=$SOCKET
     $BIN/pushctl list
     $BIN/pushctl approve $ID        (or: $BIN/pushctl deny $ID)
 
 pushsim prints below that it received and verified the answer.
-Send another push: $BIN/pushsim forgerock push --sim $SIM [--type challenge]
+Send another push (then \`pushctl list\` shows its id; add --type challenge for a number to pick):
+    $SEND_PUSH
 Push bombing: \`pushctl deny ID --fraud\` mutes the account (\`pushctl status\` shows it muted, its pushes are
 denied unseen and listed in \`pushctl history\`); \`pushctl unmute ACCOUNT\` ends that. More than 5 pushes a
 minute to one account are denied the same way (rate_limited).
