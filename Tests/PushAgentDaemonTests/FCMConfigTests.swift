@@ -97,8 +97,9 @@ struct FCMConfigTests {
         }
     }
 
-    /// An Android app's values (a mobile-only provider's google-services.json) and a VAPID key that is a P-256 point.
-    @Test func anAndroidAppAndARealVAPIDKeyAreAccepted() throws {
+    /// A mobile app's values (a mobile-only provider's google-services.json, GoogleService-Info.plist) and a VAPID
+    /// key that is a P-256 point.
+    @Test func mobileAppsAndARealVAPIDKeyAreAccepted() throws {
         let vapid = "BDOU99-h67HcA6JeFXHbSNMu7e2yNNu3RzoMj8TM4W88jITfq7ZmPvIM1Iv-4_l2LxQcYwhqby2xGpWwzjfAnG4"
         let settings = try load(toml: """
             fcm_project_id = "example-mfa"
@@ -106,8 +107,9 @@ struct FCMConfigTests {
             fcm_app_id = "1:123456789012:android:0a1b2c3d4e5f6789"
             fcm_sender_id = "123456789012"
             fcm_vapid_key = "\(vapid)"
-            """)
+            """ + "\n" + Self.tenantApp.replacingOccurrences(of: "web:0b1c", with: "ios:0b1c2d3e4f5a6b7c"))
         #expect(settings.app(named: "default")?.appID == "1:123456789012:android:0a1b2c3d4e5f6789")
+        #expect(settings.app(named: "tenant")?.appID == "1:222222222222:ios:0b1c2d3e4f5a6b7c")
         #expect(settings.app(named: "default")?.vapidKey == vapid)
     }
 }
