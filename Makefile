@@ -36,7 +36,19 @@ GENERATED = .build/install-$(CONFIG)
 
 VERSION := $(shell sed -n 's/.*static let string = "\(.*\)"/\1/p' Sources/ControlWire/PushAgentVersion.swift)
 DEB_ARCH = $(shell dpkg --print-architecture)
-DEB_FILE = .build/pushagent_$(VERSION)_$(DEB_ARCH).deb
+# The release package is the one the README has users install. A debug package (make test-systemd's) is a test
+# build: its programs load the Swift runtime from the toolchain that built them, which no Depends can name, so it has
+# a name of its own (Conflicts with the release one), its own directory, and says so in its description.
+DEB_PACKAGE_release := pushagent
+DEB_PACKAGE_debug := pushagent-debug-test
+DEB_DIR_release := .build
+DEB_DIR_debug := .build/test-package
+DEB_PACKAGE = $(DEB_PACKAGE_$(CONFIG))
+DEB_DIR = $(DEB_DIR_$(CONFIG))
+DEB_ROOT = $(DEB_DIR)/deb-root
+DEB_FILE = $(DEB_DIR)/$(DEB_PACKAGE)_$(VERSION)_$(DEB_ARCH).deb
+# Where the debug programs load the Swift runtime from (the first entry of their RUNPATH).
+SWIFT_RUNTIME_DIR = $(shell readelf -d $(BUILD_DIR)/pushagentd | sed -n 's/.*RUNPATH.*\[\([^:]*\).*/\1/p')
 # none for the tests' debug package (fast to build and install), xz for a release package.
 DEB_COMPRESS ?= xz
 
@@ -80,10 +92,11 @@ test: build
 	Fuzz/run-fuzzers.sh $(FUZZ_SMOKE_SECONDS)
 	@grep -E 'Test run with [0-9]+ tests|Executed [0-9]+ tests' $(TEST_LOG) | tail -1
 
-# Builds the .deb from the debug build and checks it in a booted systemd container (scripts/test-systemd.sh).
+# Builds the test package (pushagent-debug-test, in .build/test-package/) from the debug build and checks it in a
+# booted systemd container (scripts/test-systemd.sh).
 test-systemd: deps
 	$(MAKE) deb CONFIG=debug DEB_COMPRESS=none
-	scripts/test-systemd.sh $(DEB_FILE)
+	scripts/test-systemd.sh $(DEB_FILE_debug)
 
 demo: build
 	scripts/demo.sh
@@ -158,17 +171,19 @@ proto:
 
 # The man pages live in the tree (man/), so that `man -l man/pushctl.1` reads them in a clone before any build, and
 # the units' man:pushctl(1) finds them once installed. `make man` writes them from the programs' own help
-# (swift-argument-parser's generate-manual); `make man-check`, part of `make test`, fails when they no longer match.
+# (swift-argument-parser's generate-manual, through scripts/generate-man.sh, which keeps the help's non-ASCII
+# characters that generate-manual drops); `make man-check`, part of `make test`, fails when they no longer match.
 MAN_CHECK_DIR := .build/man-check
+GENERATE_MAN = scripts/generate-man.sh .build/debug/generate-manual
 man: build
 	$(SWIFT) build --product generate-manual
-	for p in $(PROGRAMS); do .build/debug/generate-manual $(BIN)/$$p --date $$(date +%F) --output-directory man; done
+	for p in $(PROGRAMS); do $(GENERATE_MAN) $(BIN)/$$p man --date $$(date +%F); done
 
 man-check:
 	$(SWIFT) build --product generate-manual
 	rm -rf $(MAN_CHECK_DIR) && mkdir -p $(MAN_CHECK_DIR)
 	for p in $(PROGRAMS); do \
-		.build/debug/generate-manual $(BIN)/$$p --output-directory $(MAN_CHECK_DIR) && \
+		$(GENERATE_MAN) $(BIN)/$$p $(MAN_CHECK_DIR) && \
 		grep -v '^\.Dd' $(MAN_CHECK_DIR)/$$p.1 > $(MAN_CHECK_DIR)/$$p.new && grep -v '^\.Dd' man/$$p.1 > $(MAN_CHECK_DIR)/$$p.old && \
 		{ cmp -s $(MAN_CHECK_DIR)/$$p.old $(MAN_CHECK_DIR)/$$p.new || { echo "man/$$p.1 no longer matches $$p --help: run make man"; exit 1; }; }; \
 	done
@@ -214,18 +229,21 @@ install-files:
 	chmod -R u=rwX,go=rX $(DESTDIR)$(DOCDIR)
 
 # A .deb of the same layout; its maintainer scripts (packaging/deb/) create the users, apply the tmpfiles,
-# update the journal catalog and enable the socket.
+# update the journal catalog and enable the socket. CONFIG=release: .build/pushagent_VERSION_ARCH.deb; CONFIG=debug:
+# the test package, .build/test-package/pushagent-debug-test_VERSION_ARCH.deb.
+DEB_FILE_debug = $(DEB_DIR_debug)/$(DEB_PACKAGE_debug)_$(VERSION)_$(DEB_ARCH).deb
 deb: generated
-	rm -rf .build/deb-root
-	$(MAKE) install-files DESTDIR=$(CURDIR)/.build/deb-root PREFIX=/usr SYSCONFDIR=/etc CONFIG=$(CONFIG)
-	install -d .build/deb-root/DEBIAN
-	install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm .build/deb-root/DEBIAN/
+	rm -rf $(DEB_ROOT)
+	$(MAKE) install-files DESTDIR=$(CURDIR)/$(DEB_ROOT) PREFIX=/usr SYSCONFDIR=/etc CONFIG=$(CONFIG)
+	install -d $(DEB_ROOT)/DEBIAN
+	install -m 0755 packaging/deb/postinst packaging/deb/prerm packaging/deb/postrm $(DEB_ROOT)/DEBIAN/
 	printf '%s\n' /etc/pushagent/pushagentd.toml /etc/pushagent/pushrelay.toml /etc/pam.d/pushagent \
-		> .build/deb-root/DEBIAN/conffiles
-	sed -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
-		-e "s/@SIZE@/$$(du -sk --exclude=DEBIAN .build/deb-root | cut -f1)/" \
-		packaging/deb/control.in > .build/deb-root/DEBIAN/control
-	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build .build/deb-root $(DEB_FILE)
+		> $(DEB_ROOT)/DEBIAN/conffiles
+	{ cat packaging/deb/control.in; [ $(CONFIG) = release ] || cat packaging/deb/control-$(CONFIG).in; } | \
+		sed -e 's/@PACKAGE@/$(DEB_PACKAGE)/' -e 's/@VERSION@/$(VERSION)/' -e 's/@ARCH@/$(DEB_ARCH)/' \
+		-e 's|@SWIFT_RUNTIME_DIR@|$(SWIFT_RUNTIME_DIR)|' \
+		-e "s/@SIZE@/$$(du -sk --exclude=DEBIAN $(DEB_ROOT) | cut -f1)/" > $(DEB_ROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group -Z$(DEB_COMPRESS) --build $(DEB_ROOT) $(DEB_FILE)
 
 clean:
 	rm -rf .build demo-state

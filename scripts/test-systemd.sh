@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the pushagent .deb in a booted systemd and checks the units as an admin and users would use them.
 #
-#   scripts/test-systemd.sh PACKAGE.deb        (run by `make test-systemd`, as root)
+#   scripts/test-systemd.sh PACKAGE.deb        (run by `make test-systemd`, as root, with its debug test package
+#                                              .build/test-package/pushagent-debug-test_*.deb)
 #
 # The container is the host's own tree under systemd-nspawn: a tmpfs root (--volatile=yes) with /etc, /usr and /var
 # as overlays whose writes stay in a temporary directory, a private network (its own loopback), and the Swift
