@@ -50,6 +50,9 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
     private var readWhenWritable = false
     /// What the request being answered (`answering`) asked to be told if its client leaves first (a waiting long-poll).
     private var onClientGone: (@Sendable () -> Void)?
+    /// Why a request pipelined behind the one being answered could not be read: it is answered 400 in its turn, and
+    /// nothing after it is read.
+    private var unreadable: (any Error)?
 
     init(router: RelayRouter, logger: Logger) {
         self.router = router
@@ -65,6 +68,7 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard unreadable == nil else { return }
         let part: HTTPRequestPart
         switch unwrapInboundIn(data) {
         case .head(let head):
@@ -174,7 +178,7 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
         answering = nil
         onClientGone = nil
         guard context.channel.isActive else { return }
-        let closes = closeAfterAnswer || (inputClosed && queued.isEmpty)
+        let closes = closeAfterAnswer || (inputClosed && queued.isEmpty && unreadable == nil)
         var head = HTTPResponse(status: response.status, headerFields: response.headers)
         head.headerFields[.contentLength] = String(response.body.readableBytes)
         if closes { head.headerFields[.connection] = "close" }
@@ -198,8 +202,9 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
     /// each connection holds for its whole life.
     fileprivate func whenClientGone(request: UInt64, _ callback: @escaping @Sendable () -> Void) {
         guard answering == request else { return }
-        guard context?.channel.isActive == true else { return callback() }
+        guard let context, context.channel.isActive else { return callback() }
         onClientGone = callback
+        if inputClosed { context.close(promise: nil) }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
@@ -229,16 +234,28 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
             }
             receive(part, context)
         }
+        if answering == nil, let error = unreadable {
+            unreadable = nil
+            return errorCaught(context: context, error: error)
+        }
         if answering == nil, inputClosed, case .idle = reading { context.close(promise: nil) }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        let malformed = error is HTTPParserError || error is HTTP1TypeConversionError
+        if malformed, answering != nil || !queued.isEmpty {
+            // The requests before it are answered first, in order, then it (`readQueued`).
+            if unreadable == nil { unreadable = error }
+            return
+        }
         guard case .body(let head, let match, _, _) = reading, answering == nil else {
             // A malformed request head, or a broken socket: nothing more can be read from this connection.
-            if answering == nil, case .idle = reading, error is HTTPParserError {
+            if answering == nil, case .idle = reading, malformed {
                 requests += 1
                 answering = requests
                 closeAfterAnswer = true
+                // A head the HTTP types refuse is followed by its body: no request of ours.
+                reading = .discarding
                 return answer(.text(.badRequest, "malformed HTTP request: \(error)\n"), request: requests, context)
             }
             closeAfterAnswer = true
@@ -274,7 +291,9 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
         switch event {
         case ChannelEvent.inputClosed:
             inputClosed = true
-            if idle { context.close(promise: nil) }
+            // A client that shut its side still reads its answers (RFC 9112 §9.6), except a waiting long-poll's, which
+            // ends now rather than wait for nobody, as nginx does.
+            if idle || onClientGone != nil { context.close(promise: nil) }
         case is ChannelShouldQuiesceEvent:
             closeAfterAnswer = true
             if idle { context.close(promise: nil) }

@@ -32,10 +32,11 @@ struct RelayHTTPServer: Service {
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     // Idle, slow and stalled requests are cut off by the deadline; a waiting long-poll is not a request
-                    // in progress.
+                    // in progress. A client that shuts its side is `RelayHTTPHandler`'s: it still gets its answer,
+                    // unless it is a waiting long-poll's.
                     try Self.addHTTPHandlers(
                         to: channel.pipeline.syncOperations, router: router, logger: logger,
-                        deadline: RelayRequestDeadline(timeout: requestTimeout, tracker: slots, abandonsAnswerOnClientClose: true))
+                        deadline: RelayRequestDeadline(timeout: requestTimeout, tracker: slots))
                 }
             }
             .bind(host: listen.host, port: listen.port).get()
