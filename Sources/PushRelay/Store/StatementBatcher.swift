@@ -23,6 +23,13 @@ final class StatementBatcher<Item: Sendable, Outcome: Sendable>: Sendable {
         var running = false
         /// Whether a task is sleeping until the oldest pending request's deadline.
         var expiring = false
+
+        /// Takes out the requests whose deadline has come, to be answered.
+        mutating func takeExpired(at now: ContinuousClock.Instant) -> [Waiting] {
+            let due = pending.prefix { $0.deadline <= now }.count
+            defer { pending.removeFirst(due) }
+            return Array(pending.prefix(due))
+        }
     }
 
     /// Runs a batch in one statement and returns one outcome per item, in order; its failure is every item's. It must
@@ -90,9 +97,7 @@ final class StatementBatcher<Item: Sendable, Outcome: Sendable>: Sendable {
     private func nextBatch() -> [Waiting]? {
         let now = ContinuousClock.now
         let (batch, expired) = state.withLock { state in
-            let due = state.pending.prefix { $0.deadline <= now }.count
-            let expired = Array(state.pending.prefix(due))
-            state.pending.removeFirst(due)
+            let expired = state.takeExpired(at: now)
             let taken = Array(state.pending.prefix(largest))
             state.pending.removeFirst(taken.count)
             state.running = !taken.isEmpty
@@ -109,9 +114,7 @@ final class StatementBatcher<Item: Sendable, Outcome: Sendable>: Sendable {
         while true {
             let now = ContinuousClock.now
             let (expired, next) = state.withLock { state in
-                let due = state.pending.prefix { $0.deadline <= now }.count
-                let expired = Array(state.pending.prefix(due))
-                state.pending.removeFirst(due)
+                let expired = state.takeExpired(at: now)
                 state.expiring = !state.pending.isEmpty
                 return (expired, state.pending.first?.deadline)
             }
