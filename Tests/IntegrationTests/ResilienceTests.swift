@@ -117,6 +117,25 @@ struct ResilienceTests {
         }
     }
 
+    /// A relay that stays down is said once in the journal, not at each retry (before: a warning every retry, for
+    /// as long as it was down); its coming back is said once too.
+    @Test func aRelayThatStaysDownIsLoggedOnceNotAtEachRetry() async throws {
+        try await Cluster.run(startRelay: false) { cluster in
+            try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_BACKOFF_INITIAL_SECONDS": "0.1",
+                                                             "PUSHAGENT_BACKOFF_MAX_SECONDS": "0.3"], waitForRelay: false)
+            // 0.05-0.3 s apart: a dozen retries or more in 4 s.
+            try await Task.sleep(for: .seconds(4))
+            let journal = cluster.daemon?.text ?? ""
+            let failures = journal.split(separator: "\n").filter { $0.contains("relay: ") && $0.contains("reconnecting in") }
+            #expect(failures.count == 1, "\(journal)")
+            try await cluster.startRelay()
+            try await eventually("the daemon connects by itself") {
+                try await cluster.client.status().relay.state == .connected
+            }
+            #expect(cluster.daemon?.text.components(separatedBy: "relay: connected to").count == 2)
+        }
+    }
+
     @Test(.enabled(if: getuid() == 0, "runs pushctl as another user, which needs root"))
     func nonOperatorCanListButNotApproveOrReadCodes() async throws {
         try await Cluster.run { cluster in

@@ -23,19 +23,20 @@ struct RelayPushSource: PushSource {
     var name: String { RelayStatus.sourceName }
 
     func run(into ingest: PushIngest) async throws {
-        var backoff = Backoff(config.current)
+        // A relay that is down for hours is said once, then counted every 10 minutes, not a line a retry.
+        let health = ConnectionHealth(name: "relay", backoff: Backoff(config.current), logger: logger,
+                                      metadata: ["message_id": "\(LogMessageID.relayStateChanged)"])
         while !Task.isCancelled {
             let wakesSeen = wakes.count
             do {
                 try await pollOnce(into: ingest)
-                backoff = Backoff(config.current)
+                // The relay answered: "connected" is said by the state's change.
+                health.succeeded()
             } catch is CancellationError {
                 return
             } catch {
-                let delay = backoff.next()
+                let delay = health.failed("\(error)", backoff: Backoff(config.current))
                 await setState(.backoff, error: "\(error)", nextTry: Date().addingTimeInterval(delay))
-                logger.warning("relay: \(error); retrying in \(String(format: "%.1f", delay)) s",
-                               metadata: ["message_id": "\(LogMessageID.relayStateChanged)"])
                 // A wake cuts the wait short: the network that failed may be another one now.
                 do { _ = try await wakes.unlessWoken(past: wakesSeen) { try await sleepBeating(seconds: delay) } } catch { return }
             }

@@ -2,7 +2,8 @@ import Foundation
 import Logging
 import Synchronization
 
-/// When a connection that keeps failing is tried again, and what the journal says of it. A login alone proves
+/// When a connection that keeps failing is tried again, and what the journal says of it (MCS's, the relay's long
+/// poll). A login alone proves
 /// little (a peer that accepts the login and closes at once would be logged in to again and again): the backoff
 /// starts over only once a connection has held for `healthyAfter`. The journal gets one line per change of state
 /// (connected, failing for another reason, healthy again) and, while the same failure repeats, a count every
@@ -51,15 +52,23 @@ final class ConnectionHealth: Sendable {
     /// The connection has held since its login for `healthyAfter`: the backoff starts over, and a run of failures
     /// before it is closed with a line.
     func heldUp() {
+        let held = state.withLock { state in
+            state.loggedIn.map { ContinuousClock.now - $0 >= Self.healthyAfter } ?? false
+        }
+        if held { succeeded(saying: "the connection has held for \(Self.healthyAfter.components.seconds) s") }
+    }
+
+    /// A success that proves the peer works (the relay answered a poll): the backoff starts over, and the run of
+    /// failures before it ends, said in a line beginning with `saying` (nil: the caller says it in its own words).
+    func succeeded(saying: String? = nil) {
         let ended = state.withLock { state -> Streak? in
-            guard let loggedIn = state.loggedIn, ContinuousClock.now - loggedIn >= Self.healthyAfter else { return nil }
             state.backoff.reset()
             state.flapping = false
             defer { state.streak = nil }
             return state.streak
         }
-        guard let ended else { return }
-        logger.notice("\(name): the connection has held for \(Self.healthyAfter.components.seconds) s, after \(ended.failures) failed attempt(s) since \(ended.since.formatted(.iso8601)) (the last: \(ended.reason))",
+        guard let ended, let saying else { return }
+        logger.notice("\(name): \(saying), after \(ended.failures) failed attempt(s) since \(ended.since.formatted(.iso8601)) (the last: \(ended.reason))",
                       metadata: metadata)
     }
 
