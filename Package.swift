@@ -125,7 +125,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The IdP emulator.
         .target(name: "PushSim", dependencies: [
-            "PushAgentCore", "CurlHTTP",
+            "PushAgentCore", "CurlHTTP", "ConnectionGuards",
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "SwiftProtobuf", package: "swift-protobuf"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -167,7 +167,7 @@ let package = Package(
             "PushRelay", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushsim", dependencies: [
-            "CommandSupport",
+            "CommandSupport", "ConnectionGuards",
             "PushSim", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushbench", dependencies: [

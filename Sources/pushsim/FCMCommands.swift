@@ -1,3 +1,4 @@
+import ConnectionGuards
 import ArgumentParser
 import PushSim
 
@@ -42,6 +43,11 @@ struct FCMCommand: AsyncParsableCommand {
                                                       mcsListen: SimAddress(parsing: mcsListen)!,
                                                       certificateFile: tlsCert, privateKeyFile: tlsKey,
                                                       stateFile: state))
+            } catch let error as ListenError {
+                throw CommandFailure(message: "\(error)")
+            } catch where ListenError.isBindFailure(error) {
+                let http = SimAddress(parsing: listen)!
+                throw CommandFailure(message: "\(ListenError(host: http.host, port: http.port, program: "pushsim", change: "--listen HOST:PORT", error))")
             } catch {
                 throw CommandFailure(message: "the FCM emulator stopped: \(error)")
             }

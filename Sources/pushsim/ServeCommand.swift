@@ -1,3 +1,4 @@
+import ConnectionGuards
 import ArgumentParser
 import PushSim
 
@@ -36,6 +37,8 @@ struct ServeOptions: ParsableArguments {
                                              senderKey: senderKey, project: project, publicURL: publicURL)
         do {
             try await SimServer.run(configuration, roles: roles)
+        } catch where ListenError.isBindFailure(error) {
+            throw CommandFailure(message: "\(ListenError(host: configuration.listen.host, port: configuration.listen.port, program: "pushsim", change: "--listen HOST:PORT", error))")
         } catch {
             throw CommandFailure(message: "the server stopped: \(error)")
         }

@@ -40,7 +40,10 @@ struct RelayHTTPServer: Service {
                 }
             }
             .bind(host: listen.host, port: listen.port)
-            .flatMapErrorThrowing { [listen] in throw ListenError(listen, $0) }.get()
+            .flatMapErrorThrowing { [listen] in
+                throw ListenError(host: listen.host, port: listen.port, program: "pushrelay",
+                                  change: "--listen HOST:PORT or `listen` in pushrelay.toml", $0)
+            }.get()
         await onListening(ListenAddress(host: listen.host, port: server.localAddress?.port ?? listen.port))
 
         try? await gracefulShutdown()
@@ -65,28 +68,6 @@ extension RelayHTTPServer {
             withEncoderConfiguration: .init(), withDecoderLimitConfiguration: .init())
         if let deadline { try pipeline.addHandler(deadline) }
         try pipeline.addHandler(RelayHTTPHandler(router: router, logger: logger))
-    }
-}
-
-/// NIO says `bind(descriptor:ptr:bytes:): Address already in use) (errno: 98)`: neither where nor what to do.
-struct ListenError: Error, CustomStringConvertible {
-    let description: String
-
-    init(_ listen: ListenAddress, _ error: any Error) {
-        let change = "give this one another address with --listen HOST:PORT or `listen` in pushrelay.toml"
-        let reason = switch (error as? IOError)?.errnoCode {
-        case EADDRINUSE:
-            "the address is in use, by another pushrelay or another program (`ss -ltnp 'sport = :\(listen.port)'` shows which): stop it, or \(change)"
-        case EACCES:
-            "permission denied: a port below 1024 needs root or CAP_NET_BIND_SERVICE (AmbientCapabilities= under systemd); or \(change)"
-        case EADDRNOTAVAIL:
-            "no network interface of this machine has the address \(listen.host): \(change)"
-        case let code?:
-            "\(String(cString: strerror(code))): \(change)"
-        case nil:
-            "\(error)"
-        }
-        description = "cannot listen on \(listen): \(reason)"
     }
 }
 

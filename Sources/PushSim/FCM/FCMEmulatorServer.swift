@@ -48,9 +48,11 @@ public enum FCMEmulatorServer {
                     FileHandle.standardOutput.write(Data("pushsim mcs listening on \(bound)\n".utf8))
                 }
             }
-            // The HTTP side owns the signal handling; when it returns, MCS stops with it.
-            try await app.runService()
-            tasks.cancelAll()
+            // The HTTP side owns the signal handling. Whichever side ends first ends the other: before, an MCS
+            // listener that could not bind left the HTTP side serving without it, for ever.
+            tasks.addTask { try await app.runService() }
+            defer { tasks.cancelAll() }
+            try await tasks.next()
         }
     }
 }

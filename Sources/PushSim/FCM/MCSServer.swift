@@ -1,3 +1,4 @@
+import ConnectionGuards
 import Foundation
 import Logging
 import NIOCore
@@ -24,14 +25,19 @@ struct MCSServer: Sendable {
     /// Binds, reports the bound address, and serves until cancelled.
     func run(host: String, port: Int, onBound: @Sendable (SimAddress) -> Void) async throws {
         let tls = self.tls
-        let server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .bind(host: host, port: port) { channel in
-                channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
-                    return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+        let server: NIOAsyncChannel<NIOAsyncChannel<ByteBuffer, ByteBuffer>, Never>
+        do {
+            server = try await ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+                .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+                .bind(host: host, port: port) { channel in
+                    channel.eventLoop.makeCompletedFuture {
+                        try channel.pipeline.syncOperations.addHandler(NIOSSLServerHandler(context: tls))
+                        return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
+                    }
                 }
-            }
+        } catch where ListenError.isBindFailure(error) {
+            throw ListenError(host: host, port: port, program: "pushsim", change: "--mcs-listen HOST:PORT", error)
+        }
         onBound(SimAddress(host: host, port: server.channel.localAddress?.port ?? port))
         try await withThrowingDiscardingTaskGroup { group in
             try await server.executeThenClose { connections in
