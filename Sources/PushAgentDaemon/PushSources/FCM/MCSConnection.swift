@@ -2,6 +2,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import NIOTLS
 import PushAgentCore
 
 /// One TLS connection to MCS, its bytes both ways (FCMPushSource reads and writes stanzas on it), direct or through
@@ -12,10 +13,12 @@ struct MCSConnection: Sendable {
     /// - Parameter proxyReplyTimeout: how long a proxy may take to open the tunnel: its own connection onward may
     ///   hang where the port is dropped, and the 443 fallback waits on it.
     static func open(host: String, port: Int, tls context: NIOSSLContext, proxy: HTTPSProxy?,
-                     proxyReplyTimeout: TimeAmount = .seconds(15)) async throws -> MCSConnection {
+                     proxyReplyTimeout: TimeAmount = .seconds(15), handshakeTimeout: TimeAmount = .seconds(15))
+        async throws -> MCSConnection {
         // SNI and name checks take a host name; an address is checked against the certificate's IP entries.
         let serverName = host.contains(where: { $0.isLetter }) && !host.contains(":") ? host : nil
         let tunnel = proxy.map { HTTPConnectTunnelHandler(request: $0.connectRequest(to: host, port: port), timeout: proxyReplyTimeout) }
+        let handshake = TLSHandshakeWatch()
         let channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .connectTimeout(.seconds(10))
             .connect(host: proxy?.host ?? host, port: proxy?.port ?? port) { channel in
@@ -23,8 +26,8 @@ struct MCSConnection: Sendable {
                     if let tunnel {
                         try channel.pipeline.syncOperations.addHandler(tunnel)
                     } else {
-                        try channel.pipeline.syncOperations.addHandler(
-                            try NIOSSLClientHandler(context: context, serverHostname: serverName))
+                        try channel.pipeline.syncOperations.addHandlers(
+                            try NIOSSLClientHandler(context: context, serverHostname: serverName), handshake)
                     }
                     return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                 }
@@ -34,8 +37,9 @@ struct MCSConnection: Sendable {
                 try await tunnel.established(on: channel.channel)
                 let pipeline = channel.channel.pipeline
                 try await channel.channel.eventLoop.submit {
-                    try pipeline.syncOperations.addHandler(try NIOSSLClientHandler(context: context, serverHostname: serverName),
-                                                           position: .first)
+                    let tls = try NIOSSLClientHandler(context: context, serverHostname: serverName)
+                    try pipeline.syncOperations.addHandler(tls, position: .first)
+                    try pipeline.syncOperations.addHandler(handshake, position: .after(tls))
                 }.get()
             } catch {
                 // Closed through the async channel, which must see its writer finished (NIO traps otherwise).
@@ -43,7 +47,60 @@ struct MCSConnection: Sendable {
                 throw HTTPSProxyError("no tunnel to \(host):\(port) through the proxy \(proxy.host):\(proxy.port): \(error)")
             }
         }
+        do {
+            try await handshake.completed(on: channel.channel, within: handshakeTimeout)
+        } catch {
+            try? await channel.executeThenClose { _, _ in }
+            throw error
+        }
         return MCSConnection(channel: channel)
+    }
+}
+
+/// Says when TLS is up, or why it never came up: the handshake's own error (an untrusted certificate, another
+/// host's name), which a first write racing the failure would hide behind "I/O on closed channel".
+final class TLSHandshakeWatch: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    struct TimedOut: Error, CustomStringConvertible {
+        let after: TimeAmount
+        var description: String { "no TLS handshake within \(after.nanoseconds / 1_000_000_000) s (is it a TLS server?)" }
+    }
+
+    /// Touched on the channel's event loop only.
+    private var outcome: Result<Void, any Error>?
+    private var promise: EventLoopPromise<Void>?
+
+    func completed(on channel: any Channel, within timeout: TimeAmount) async throws {
+        try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            if let outcome = self.outcome { return channel.eventLoop.makeCompletedFuture(outcome) }
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            self.promise = promise
+            channel.eventLoop.scheduleTask(in: timeout) { self.finish(.failure(TimedOut(after: timeout))) }
+            return promise.futureResult
+        }.get()
+    }
+
+    private func finish(_ result: Result<Void, any Error>) {
+        guard outcome == nil else { return }
+        outcome = result
+        promise?.completeWith(result)
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if case .handshakeCompleted? = event as? TLSUserEvent { finish(.success(())) }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        finish(.failure(error))
+        context.fireErrorCaught(error)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        finish(.failure(NIOSSLError.uncleanShutdown))
+        context.fireChannelInactive()
     }
 }
 
