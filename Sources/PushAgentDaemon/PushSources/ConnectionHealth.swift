@@ -85,7 +85,7 @@ final class ConnectionHealth: Sendable {
             state.loggedIn = nil
             let delay = state.backoff.next()
             let retry = "reconnecting in \(String(format: "%.1f", delay)) s"
-            guard var streak = state.streak, streak.reason == reason else {
+            guard var streak = state.streak, Self.sameKind(streak.reason, reason) else {
                 state.streak = Streak(reason: reason, failures: 1, since: Date(), lastLine: .now)
                 return (delay, "\(reason); \(retry)")
             }
@@ -102,6 +102,21 @@ final class ConnectionHealth: Sendable {
         }
         if let line { logger.warning("\(name): \(line)", metadata: metadata) }
         return delay
+    }
+
+    /// Whether two failures are the same but for their numbers: curl's "Failed to connect … after 0 ms" says 1 ms
+    /// the next time, and a repeat is a repeat.
+    static func sameKind(_ one: String, _ other: String) -> Bool {
+        func shape(_ text: String) -> [Unicode.Scalar] {
+            var shaped: [Unicode.Scalar] = []
+            for scalar in text.unicodeScalars {
+                let isDigit = ("0"..."9").contains(scalar)
+                if isDigit, shaped.last == "#" { continue }
+                shaped.append(isDigit ? "#" : scalar)
+            }
+            return shaped
+        }
+        return shape(one) == shape(other)
     }
 
     /// The connection ended for a reason that is not a failure (a wake from suspend): the next one starts at once.
