@@ -3,9 +3,8 @@ import Logging
 import Synchronization
 
 /// When a connection that keeps failing is tried again, and what the journal says of it (MCS's, the relay's long
-/// poll). A login alone proves
-/// little (a peer that accepts the login and closes at once would be logged in to again and again): the backoff
-/// starts over only once a connection has held for `healthyAfter`. The journal gets one line per change of state
+/// poll). A login alone proves little (a peer that accepts the login and closes at once would be logged in to again
+/// and again): the backoff starts over only once a connection has held for `healthyAfter`. The journal gets one line per change of state
 /// (connected, failing for another reason, healthy again) and, while the same failure repeats, a count every
 /// `summaryInterval`, not two lines an attempt.
 final class ConnectionHealth: Sendable {

@@ -57,6 +57,44 @@ struct MCSConnection: Sendable {
     }
 }
 
+/// An outcome a channel handler settles once, on its channel's event loop, and a task awaits from outside it; a
+/// deadline settles it with an error if nothing else did first.
+final class ChannelOutcome: @unchecked Sendable {
+    /// Touched on the channel's event loop only.
+    private var outcome: Result<Void, any Error>?
+    private var promise: EventLoopPromise<Void>?
+    private var deadline: Scheduled<Void>?
+
+    func wait(on channel: any Channel) async throws {
+        try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
+            if let outcome = self.outcome { return channel.eventLoop.makeCompletedFuture(outcome) }
+            let promise = channel.eventLoop.makePromise(of: Void.self)
+            self.promise = promise
+            return promise.futureResult
+        }.get()
+    }
+
+    /// The first outcome counts; a close after a refusal changes nothing.
+    func settle(_ result: Result<Void, any Error>) {
+        guard outcome == nil else { return }
+        outcome = result
+        deadline?.cancel()
+        promise?.completeWith(result)
+        promise = nil
+    }
+
+    /// Settles it with `error` after `timeout`, then runs `expired`, unless it was settled by then.
+    func expire(in timeout: TimeAmount, on loop: any EventLoop, with error: @escaping @Sendable () -> any Error,
+                then expired: @escaping @Sendable () -> Void = {}) {
+        guard outcome == nil else { return }
+        deadline = loop.scheduleTask(in: timeout) { [self] in
+            guard outcome == nil else { return }
+            settle(.failure(error()))
+            expired()
+        }
+    }
+}
+
 /// Says when TLS is up, or why it never came up: the handshake's own error (an untrusted certificate, another
 /// host's name), which a first write racing the failure would hide behind "I/O on closed channel".
 final class TLSHandshakeWatch: ChannelInboundHandler, RemovableChannelHandler, @unchecked Sendable {
@@ -68,38 +106,27 @@ final class TLSHandshakeWatch: ChannelInboundHandler, RemovableChannelHandler, @
         var description: String { "no TLS handshake within \(after.nanoseconds / 1_000_000_000) s (is it a TLS server?)" }
     }
 
-    /// Touched on the channel's event loop only.
-    private var outcome: Result<Void, any Error>?
-    private var promise: EventLoopPromise<Void>?
+    private let outcome = ChannelOutcome()
 
     func completed(on channel: any Channel, within timeout: TimeAmount) async throws {
-        try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
-            if let outcome = self.outcome { return channel.eventLoop.makeCompletedFuture(outcome) }
-            let promise = channel.eventLoop.makePromise(of: Void.self)
-            self.promise = promise
-            channel.eventLoop.scheduleTask(in: timeout) { self.finish(.failure(TimedOut(after: timeout))) }
-            return promise.futureResult
+        try await channel.eventLoop.submit { [outcome] in
+            outcome.expire(in: timeout, on: channel.eventLoop, with: { TimedOut(after: timeout) })
         }.get()
-    }
-
-    private func finish(_ result: Result<Void, any Error>) {
-        guard outcome == nil else { return }
-        outcome = result
-        promise?.completeWith(result)
+        try await outcome.wait(on: channel)
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
-        if case .handshakeCompleted? = event as? TLSUserEvent { finish(.success(())) }
+        if case .handshakeCompleted? = event as? TLSUserEvent { outcome.settle(.success(())) }
         context.fireUserInboundEventTriggered(event)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        finish(.failure(error))
+        outcome.settle(.failure(error))
         context.fireErrorCaught(error)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        finish(.failure(NIOSSLError.uncleanShutdown))
+        outcome.settle(.failure(NIOSSLError.uncleanShutdown))
         context.fireChannelInactive()
     }
 }
@@ -112,10 +139,8 @@ final class HTTPConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHan
     private let request: String
     private let timeout: TimeAmount
     private var reply = ByteBuffer()
-    private var deadline: Scheduled<Void>?
     private var sent = false
-    private var promise: EventLoopPromise<Void>?
-    private var outcome: Result<Void, any Error>?
+    private let outcome = ChannelOutcome()
 
     init(request: String, timeout: TimeAmount) {
         self.request = request
@@ -124,12 +149,7 @@ final class HTTPConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHan
 
     /// Waits for the proxy's answer: done when the tunnel is open, an error saying what the proxy said otherwise.
     func established(on channel: any Channel) async throws {
-        try await channel.eventLoop.flatSubmit { () -> EventLoopFuture<Void> in
-            if let outcome = self.outcome { return channel.eventLoop.makeCompletedFuture(outcome) }
-            let promise = channel.eventLoop.makePromise(of: Void.self)
-            self.promise = promise
-            return promise.futureResult
-        }.get()
+        try await outcome.wait(on: channel)
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
@@ -145,20 +165,10 @@ final class HTTPConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHan
         guard !sent else { return }
         sent = true
         context.writeAndFlush(NIOAny(ByteBuffer(string: request)), promise: nil)
-        let channel = context.channel
-        deadline = context.eventLoop.scheduleTask(in: timeout) { [self] in
-            complete(.failure(HTTPSProxyError("the proxy did not answer CONNECT within \(String(format: "%.1f", Double(timeout.nanoseconds) / 1e9)) s")))
-            channel.close(promise: nil)
-        }
-    }
-
-    /// The first outcome counts; a close after a refusal changes nothing.
-    private func complete(_ result: Result<Void, any Error>) {
-        guard outcome == nil else { return }
-        outcome = result
-        deadline?.cancel()
-        promise?.completeWith(result)
-        promise = nil
+        let (channel, timeout) = (context.channel, timeout)
+        outcome.expire(in: timeout, on: context.eventLoop, with: {
+            HTTPSProxyError("the proxy did not answer CONNECT within \(String(format: "%.1f", Double(timeout.nanoseconds) / 1e9)) s")
+        }, then: { channel.close(promise: nil) })
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -172,24 +182,24 @@ final class HTTPConnectTunnelHandler: ChannelInboundHandler, RemovableChannelHan
             // A TLS server speaks only after the client's hello: nothing may follow the proxy's head.
             guard reply.readableBytes == 0 else { return fail(context, "the proxy sent bytes of its own after opening the tunnel") }
             context.pipeline.syncOperations.removeHandler(context: context, promise: nil)
-            complete(.success(()))
+            outcome.settle(.success(()))
         case .refused(let why)?:
             fail(context, why)
         }
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        complete(.failure(HTTPSProxyError("the proxy closed the connection before opening the tunnel")))
+        outcome.settle(.failure(HTTPSProxyError("the proxy closed the connection before opening the tunnel")))
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        complete(.failure(error))
+        outcome.settle(.failure(error))
         context.close(promise: nil)
     }
 
     private func fail(_ context: ChannelHandlerContext, _ why: String) {
-        complete(.failure(HTTPSProxyError(why)))
+        outcome.settle(.failure(HTTPSProxyError(why)))
         context.close(promise: nil)
     }
 }
