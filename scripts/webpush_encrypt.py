@@ -1,8 +1,8 @@
 """Encrypts a Web Push message with PyPI http_ece (what pywebpush encrypts with), a sender nobody here wrote, for the
 FCM end-to-end tests (Tests/IntegrationTests/FCMEncodingTests.swift). Run in firebase-messaging's venv, which has
-http_ece (scripts/fcm-receiver.sh install):
+http_ece:
 
-    webpush_encrypt.py CODING P256DH AUTH < plaintext
+    scripts/fcm-receiver.sh python scripts/webpush_encrypt.py CODING P256DH AUTH < plaintext
 
 CODING is aes128gcm or aesgcm; P256DH and AUTH are the receiver's keys, base64url. Prints one JSON object: raw_data
 (base64) and app_data, the stanza's app data as FCM marks each coding (Chromium's GCM encryption provider reads

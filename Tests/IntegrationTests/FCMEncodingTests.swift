@@ -11,8 +11,8 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct FCMEncodingTests {
     private static let encrypt = Binaries.packageRoot().appendingPathComponent("scripts/webpush_encrypt.py").path
-    private static let receiverScript = Binaries.packageRoot().appendingPathComponent("scripts/fcm-receiver.sh").path
-    private static let python = Binaries.packageRoot().appendingPathComponent(".cache/firebase-messaging/venv-0.4.4/bin/python").path
+    /// Runs its arguments with the python of firebase-messaging's venv, which has http_ece (made once, then reused).
+    private static let venvPython = Binaries.packageRoot().appendingPathComponent("scripts/fcm-receiver.sh").path
 
     @Test func anAes128gcmPushFromTheEmulatorIsApprovedEndToEnd() async throws {
         try await FCMEndToEndTests.withFCMCluster { cluster, emulator in
@@ -37,14 +37,11 @@ struct FCMEncodingTests {
     /// router) shows in history with its own keys, which only a decryption can have read.
     @Test(arguments: ["aes128gcm", "aesgcm"])
     func aPushEncryptedByHttpEceIsRead(coding: String) async throws {
-        // http_ece comes with firebase-messaging's venv (made once, then reused).
-        let venv = try await CommandResult.run(Self.receiverScript, ["install"])
-        #expect(venv.status == 0, "\(venv.stderr)")
         try await FCMEndToEndTests.withFCMCluster { cluster, emulator in
             let token = try await cluster.client.fcmCheck().token
             let keys = try await emulator.webPushKeys(token: token)
             let plaintext = #"{"data":{"sealedBy":"http_ece","coding":"\#(coding)"},"from":"424242","priority":"high"}"#
-            let sealed = try await CommandResult.run(Self.python, [Self.encrypt, coding, keys.p256dh, keys.auth],
+            let sealed = try await CommandResult.run(Self.venvPython, ["python", Self.encrypt, coding, keys.p256dh, keys.auth],
                                                      input: plaintext)
             #expect(sealed.status == 0, "\(sealed.stderr)")
             let json = try #require(try JSONSerialization.jsonObject(with: Data(sealed.stdout.utf8)) as? [String: Any])
