@@ -10,10 +10,6 @@ public enum ApprovalNotification {
         case deny(reason: DenyReason?)
     }
 
-    /// Dialects whose deny carries a reason the provider acts on (privacyIDEA's decline reason, PlusAuth's
-    /// `fraud_suspicion`); for the others "Report fraud" would be a plain deny with a misleading name.
-    static let fraudReporting: Set<Provider> = [.privacyidea, .plusauth]
-
     /// `actions`: the server shows buttons; else the text says which pushctl command answers. `markup`: the server
     /// reads body markup, so text from the push is escaped. `polkit`: the daemon verifies the user through polkit,
     /// whose agent asks for the password, so a verify approval can be approved from the notification.
@@ -61,7 +57,8 @@ public enum ApprovalNotification {
         case .prompt, .stepup: [.init("approve", "Approve")]
         }
         actions.append(.init("deny", "Deny"))
-        if fraudReporting.contains(approval.provider) { actions.append(.init("fraud", "Report fraud")) }
+        // Only where the provider acts on the reason: elsewhere "Report fraud" would be a plain deny with a misleading name.
+        if ProviderRegistry[approval.provider]?.capabilities.contains(.fraudReport) == true { actions.append(.init("fraud", "Report fraud")) }
         return actions
     }
 

@@ -133,7 +133,7 @@ struct TwoFactorRequestRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     func request() throws -> TwoFactorRequest {
-        guard let provider = Provider(rawValue: provider), let state = TwoFactorRequestState(rawValue: state) else {
+        guard let provider = Provider.known(provider), let state = TwoFactorRequestState(rawValue: state) else {
             throw StoreError.corrupt("request \(id): unknown provider or state")
         }
         return TwoFactorRequest(id: id, provider: provider, accountId: accountId, remoteId: remoteId, title: title,

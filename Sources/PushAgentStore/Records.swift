@@ -41,7 +41,7 @@ struct AccountRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     func account() throws -> Account {
-        guard let provider = Provider(rawValue: provider) else { throw StoreError.corrupt("account \(id): unknown provider \(provider)") }
+        guard let provider = Provider.known(provider) else { throw StoreError.corrupt("account \(id): unknown provider \(provider)") }
         return Account(id: id, provider: provider, issuer: issuer, name: name, createdAt: createdAt,
                        hasTOTP: totp != nil, needsTokenUpdate: needsTokenUpdate,
                        tokenUpdateProblem: tokenUpdateProblem, mutedUntil: mutedUntil, muteReason: muteReason,
@@ -142,7 +142,7 @@ struct ApprovalRecord: Codable, FetchableRecord, PersistableRecord {
     }
 
     private func approval(numbers: [String]?, context: ApprovalContext) throws -> Approval {
-        guard let provider = Provider(rawValue: provider), let kind = ApprovalKind(rawValue: kind),
+        guard let provider = Provider.known(provider), let kind = ApprovalKind(rawValue: kind),
               let state = ApprovalState(rawValue: state) else {
             throw StoreError.corrupt("approval \(id): unknown provider, kind or state")
         }

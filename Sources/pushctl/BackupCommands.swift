@@ -51,8 +51,8 @@ struct Restore: AsyncParsableCommand {
         abstract: "Add the accounts of a backup file to this machine (operators only).",
         discussion: """
             All accounts are added, or none (a wrong passphrase or a damaged file changes nothing). Accounts already \
-            here are skipped. Each provider that can be told is sent this machine's push token; PlusAuth accounts \
-            bound to their machine (bind_sim) must be enrolled again. The passphrase is asked on the terminal, or read \
+            here are skipped. Each provider that can be told is sent this machine's push token; accounts bound to \
+            their machine (a provider's device binding) must be enrolled again. The passphrase is asked on the terminal, or read \
             as one line from --passphrase-fd.
             """)
     @OptionGroup var global: GlobalOptions

@@ -49,8 +49,8 @@ struct Enroll: AsyncParsableCommand {
             let account = try await client.enroll(uri: uri, name: name, fcmApp: fcmApp)
             if global.json { return try Output.json(account) }
             Output.say("enrolled \(account.id): \(account.issuer) \(account.name) (\(account.provider.rawValue))")
-            if account.provider == .hyphen {
-                Output.say("next: sign this device in with `pushctl hyphen signin --account \(account.id) --credential -` (the token from your Hyphen app on stdin)")
+            if let nextStep = ProviderRegistry[account.provider]?.nextStep {
+                Output.say("next: " + nextStep(account.id))
             }
         }
     }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PushAgentCore
 import QRImage
 
 /// Where `pushctl enroll` takes the URI from. The URI holds the account's shared secret, and a command-line argument
@@ -15,7 +16,7 @@ enum EnrollmentInput {
     /// `pushctl enroll -`
     static let standardInputMarker = "-"
     /// What an enrollment URI looks like, for a message about an input that holds none.
-    static let exampleURI = "pushauth://push/Issuer:account?… (or mfauth://, otpauth://push, otpauth://pipush, pia://, hyphen://)"
+    static let exampleURI = "pushauth://push/Issuer:account?… (the forms known: \(ProviderRegistry.enrollmentLabels.joined(separator: ", ")))"
 
     /// The one source the flags name; none is stdin at a terminal (the URI is asked for) and a usage error
     /// elsewhere; several is a usage error.

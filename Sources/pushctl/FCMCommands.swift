@@ -66,7 +66,8 @@ struct FCM: AsyncParsableCommand {
             var lines = ["# \(name): the Firebase app \(app.appID) of project \(app.projectID) (public identifiers, not secrets)"]
             lines += isDefault ? ["# the default app's keys: put them above the first [table] of pushagentd.toml"] : ["[fcm_apps.\(name)]"]
             lines += values.map { "\(isDefault ? "fcm_" : "")\($0.0) = \"\($0.1)\"" }
-            lines.append("# \(isDefault ? "fcm_" : "")providers = [\"forgerock\"]  # providers whose accounts use this app unless enrolled otherwise")
+            let known = ProviderRegistry.all.map { "\"\($0.provider)\"" }.joined(separator: ", ")
+            lines.append("# \(isDefault ? "fcm_" : "")providers = [\(known)]  # providers whose accounts use this app unless enrolled otherwise")
             Output.say(lines.joined(separator: "\n"))
         }
 

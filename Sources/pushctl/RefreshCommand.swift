@@ -1,9 +1,10 @@
 import ArgumentParser
 import ControlWire
+import PushAgentCore
 
 struct Refresh: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Ask the providers that are polled (privacyIDEA) for open sign-in requests now.")
+        abstract: "Ask the providers that are polled (\(ProviderRegistry.all.filter { $0.capabilities.contains(.pollSource) }.map(\.displayName).joined(separator: ", "))) for open sign-in requests now.")
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {

@@ -18,7 +18,7 @@ struct StepUpCluster {
             let uri = try await SimClient(baseURL: cluster.simURL).enrollURI(account: "alice", totp: true)
             let enroll = try await cluster.pushctl(["enroll", uri])
             try #require(enroll.status == 0, "enroll: \(enroll.stderr)")
-            guard case .forgeRock(let parsed) = try EnrollmentURI.parse(uri), let totp = parsed.totp else {
+            guard let parsed = try EnrollmentURI.parse(uri).details(as: ForgeRockEnrollmentURI.self), let totp = parsed.totp else {
                 throw HarnessError("pushsim's TOTP enrollment URI carries no TOTP parameters: \(uri)")
             }
             let account = try #require(try await cluster.client.accounts().first)

@@ -23,7 +23,7 @@ public enum EnrollmentURIError: Error, Equatable, Sendable, CustomStringConverti
         case .notAURI:
             "this is not an enrollment URI (expected something like pushauth://push/Issuer:account?…)"
         case .unknownScheme(let scheme):
-            "unknown enrollment URI scheme '\(Self.excerpt(scheme))://' (known: pushauth://, mfauth://, hyphen://, otpauth://push, otpauth://pipush, pia://)"
+            "unknown enrollment URI scheme '\(Self.excerpt(scheme))://' (known: \(ProviderRegistry.enrollmentLabels.joined(separator: ", ")))"
         case .wrongProvider(let provider, let scheme, let expected):
             "'\(scheme)://' is not a \(provider) enrollment URI (expected \(expected))"
         case .notPushEnrollment(let form):

@@ -1,22 +1,5 @@
 import Foundation
 
-/// The identity providers whose push dialects the agent speaks; `local` is a program on this machine asking for a
-/// step-up (docs/stepup.md), which no provider sends.
-public enum Provider: String, Codable, Sendable, CaseIterable {
-    case hyphen, plusauth, forgerock, privacyidea, local
-
-    /// As the provider spells its own name, for messages to the user.
-    public var displayName: String {
-        switch self {
-        case .hyphen: "Hyphen"
-        case .plusauth: "PlusAuth"
-        case .forgerock: "ForgeRock"
-        case .privacyidea: "privacyIDEA"
-        case .local: "local step-up"
-        }
-    }
-}
-
 /// What the user must do to approve: just confirm, pick the number shown at sign-in, confirm with user verification,
 /// or confirm a local program's step-up request.
 public enum ApprovalKind: String, Codable, Sendable {

@@ -39,7 +39,7 @@ struct EnrollmentService: Sendable {
         }
         let enrolled: EnrolledAccount
         do {
-            enrolled = try await module.enroll(uri, name: name, device: device, deviceName: deviceName)
+            enrolled = try await module.enroll(any: uri, name: name, device: device, deviceName: deviceName)
         } catch let failure as EnrollmentFailure {
             throw ServiceError(failure.upstream ? .upstream : .invalidArgument, failure.description)
         }

@@ -1,6 +1,9 @@
 /// A group of settings that belongs to one part of the daemon (a provider's), kept beside that part. Its keys sit
 /// in pushagentd.toml's top level like every other key, and a reload applies all of them.
 protocol ConfigSection: Sendable, Equatable {
+    /// Every key at its default.
+    init()
+
     /// Its keys, in the order `--check-config` shows them.
     static var keys: [String] { get }
 
@@ -21,4 +24,8 @@ enum ConfigValue {
         }
         return n
     }
+}
+
+extension ConfigSection {
+    func isEqual(to other: any ConfigSection) -> Bool { (other as? Self) == self }
 }

@@ -3,12 +3,20 @@ import Hummingbird
 import PushAgentCore
 import PushAgentStore
 
-/// One provider's daemon side, declared in one place: the pushes it claims (its dialect's `claims` in PushRouter)
-/// and how it verifies them, enrollment, its answer path, the push sources and control routes of its own, and its
-/// settings (a section of `ProviderSettings`, read live so a reload applies). The daemon composes them in
+/// One provider's daemon side, declared in one place: its Core description (identity, enrollment URIs, push claim,
+/// capabilities), how it verifies its pushes, enrollment, its answer path, the push sources and control routes of its
+/// own, and its settings (a section of `ProviderSettings`, read live so a reload applies). The daemon composes them in
 /// `ProviderModules` and names none elsewhere: adding a dialect adds one folder and a line to that list.
 protocol ProviderModule: Sendable {
-    var provider: Provider { get }
+    /// What its enrollment URIs parse as (`ProviderEnrollmentURI`, in its Core folder).
+    associatedtype EnrollmentDetails: ProviderEnrollmentURI
+
+    var descriptor: ProviderDescription { get }
+
+    init(_ context: ProviderContext)
+
+    /// Its section of the settings, if it has one.
+    static var settingsSection: (any ConfigSection.Type)? { get }
 
     /// What its stored credentials JSON decodes as: a restored account's must, or it is refused.
     var credentialsType: any Decodable.Type { get }
@@ -28,7 +36,8 @@ protocol ProviderModule: Sendable {
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect
 
     /// Registers this device with the provider for the account the URI describes.
-    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount
+    func enroll(_ uri: EnrollmentDetails, name: String?, device: DeviceIdentity, deviceName: String) async throws
+        -> EnrolledAccount
 
     /// Sends the user's answer to the provider; returns what the provider's reply asks the user to do next.
     func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
@@ -42,9 +51,6 @@ protocol ProviderModule: Sendable {
     func updatePushToken(of account: StoredAccount, device: DeviceIdentity, deviceName: String) async throws
         -> PushTokenUpdate
 
-    /// Whether `updatePushToken` can tell the provider a new token (else the account must be enrolled again).
-    var updatesPushToken: Bool { get }
-
     /// Whether the provider binds the account to this machine (PlusAuth bind_sim): a backup says so, and a restore
     /// on another machine leaves it needing enrollment again.
     func isBoundToMachine(credentials: Data) -> Bool
@@ -56,6 +62,10 @@ protocol ProviderModule: Sendable {
 }
 
 extension ProviderModule {
+    var provider: Provider { descriptor.provider }
+
+    static var settingsSection: (any ConfigSection.Type)? { nil }
+
     var pushSources: [any PushSource] { [] }
 
     func addRoutes(to v1: RouterGroup<PeerContext>, writers: Writers) {}
@@ -64,7 +74,17 @@ extension ProviderModule {
 
     func codeRefusal(for account: StoredAccount) async throws -> String? { nil }
 
-    var updatesPushToken: Bool { false }
+    /// Whether `updatePushToken` can tell the provider a new token (else the account must be enrolled again).
+    var updatesPushToken: Bool { descriptor.capabilities.contains(.pushTokenUpdate) }
+
+    /// The registry routed `uri` here by its form, so it is this provider's.
+    func enroll(any uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws
+        -> EnrolledAccount {
+        guard let details = uri.details(as: EnrollmentDetails.self) else {
+            preconditionFailure("routed a \(uri.provider) enrollment URI to \(provider)")
+        }
+        return try await enroll(details, name: name, device: device, deviceName: deviceName)
+    }
 
     func isBoundToMachine(credentials: Data) -> Bool { false }
 

@@ -1,17 +1,19 @@
 import PushAgentCore
 
-/// The providers this daemon speaks: the one list a new dialect is added to (with its settings section in
-/// `ProviderSettings` and its claim in `PushRouter.dialects`).
+/// The providers this daemon speaks: the one list in the daemon a new dialect is added to (its Core side is in
+/// `ProviderRegistry`).
 struct ProviderModules: Sendable {
+    static let types: [any ProviderModule.Type] = [
+        ForgeRockModule.self,
+        PlusAuthModule.self,
+        PrivacyIDEAModule.self,
+        HyphenModule.self,
+    ]
+
     let all: [any ProviderModule]
 
     init(_ context: ProviderContext) {
-        self.init([
-            ForgeRockModule(context),
-            PlusAuthModule(context),
-            PrivacyIDEAModule(context),
-            HyphenModule(context),
-        ])
+        self.init(Self.types.map { $0.init(context) })
     }
 
     init(_ modules: [any ProviderModule]) { all = modules }

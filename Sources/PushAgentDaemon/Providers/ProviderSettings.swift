@@ -1,24 +1,33 @@
-/// Each provider's and push source's section of the settings; a new dialect with settings adds its section here.
+/// The settings sections of the providers (each module's `settingsSection`) and of the push sources, in that order.
 struct ProviderSettings: Sendable, Equatable {
-    var plusAuth = PlusAuthSettings()
-    var privacyIDEA = PrivacyIDEASettings()
-    var fcm = FCMSettings()
+    static let sectionTypes: [any ConfigSection.Type] =
+        ProviderModules.types.compactMap { $0.settingsSection } + [FCMSettings.self]
 
-    static let keys = PlusAuthSettings.keys + PrivacyIDEASettings.keys + FCMSettings.keys
+    static var keys: [String] { sectionTypes.flatMap { $0.keys } }
+
+    private var sections: [any ConfigSection] = sectionTypes.map { $0.init() }
+
+    /// A section by its type; each provider's folder names its own (`providers.plusAuth`).
+    subscript<Section: ConfigSection>(_ type: Section.Type) -> Section {
+        get { sections.lazy.compactMap { $0 as? Section }.first ?? Section() }
+        set {
+            guard let index = sections.firstIndex(where: { $0 is Section }) else {
+                preconditionFailure("\(Section.self) is not in ProviderSettings.sectionTypes")
+            }
+            sections[index] = newValue
+        }
+    }
 
     /// Sets the key in the section that has it; false when none does.
     mutating func set(_ key: String, _ value: String, origin: String) throws(ConfigError) -> Bool {
-        if PlusAuthSettings.keys.contains(key) {
-            try plusAuth.set(key, value, origin: origin)
-        } else if PrivacyIDEASettings.keys.contains(key) {
-            try privacyIDEA.set(key, value, origin: origin)
-        } else if FCMSettings.keys.contains(key) {
-            try fcm.set(key, value, origin: origin)
-        } else {
-            return false
-        }
+        guard let index = sections.firstIndex(where: { type(of: $0).keys.contains(key) }) else { return false }
+        try sections[index].set(key, value, origin: origin)
         return true
     }
 
-    var summary: [(key: String, value: String)] { privacyIDEA.summary + plusAuth.summary + fcm.summary }
+    var summary: [(key: String, value: String)] { sections.flatMap(\.summary) }
+
+    static func == (lhs: ProviderSettings, rhs: ProviderSettings) -> Bool {
+        zip(lhs.sections, rhs.sections).allSatisfy { $0.isEqual(to: $1) }
+    }
 }

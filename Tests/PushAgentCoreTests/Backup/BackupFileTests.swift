@@ -143,7 +143,7 @@ extension BackupFileTests {
         } throws: { error in
             let text = "\(error)"
             return text.contains("acc_1") && text.contains("\"okta\"")
-                && text.contains("hyphen, plusauth, forgerock, privacyidea") && !text.contains("DecodingError")
+                && text.contains("hyphen, forgerock, plusauth, privacyidea") && !text.contains("DecodingError")
         }
     }
 }

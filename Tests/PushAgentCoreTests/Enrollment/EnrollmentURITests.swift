@@ -4,9 +4,9 @@ import Testing
 
 @Suite struct EnrollmentURITests {
     @Test func recognizesForgeRockSchemes() throws {
-        guard case .forgeRock(let push) = try EnrollmentURI.parse(FRVectors.uri1) else { Issue.record(); return }
+        guard let push = try EnrollmentURI.parse(FRVectors.uri1).details(as: ForgeRockEnrollmentURI.self) else { Issue.record(); return }
         #expect(push.mechanism == .push)
-        guard case .forgeRock(let combined) = try EnrollmentURI.parse(FRVectors.uri2) else { Issue.record(); return }
+        guard let combined = try EnrollmentURI.parse(FRVectors.uri2).details(as: ForgeRockEnrollmentURI.self) else { Issue.record(); return }
         #expect(combined.mechanism == .totp)
         #expect(try EnrollmentURI.parse(FRVectors.uri1).provider == .forgerock)
     }
@@ -16,7 +16,7 @@ import Testing
             ("", "the enrollment URI is empty"),
             ("   \n", "the enrollment URI is empty"),
             ("hello world", "this is not an enrollment URI (expected something like pushauth://push/Issuer:account?…)"),
-            ("https://example.com/x", "unknown enrollment URI scheme 'https://' (known: pushauth://, mfauth://, hyphen://, otpauth://push, otpauth://pipush, pia://)"),
+            ("https://example.com/x", "unknown enrollment URI scheme 'https://' (known: hyphen://, pushauth://, mfauth://, otpauth://push, otpauth://pipush, pia://)"),
             ("otpauth://totp/Acme:bob?secret=JBSWY3DPEHPK3PXP", "otpauth://totp is a one-time-password URI, not a push enrollment"),
             ("otpauth://push/a:b", "otpauth://push URI: parameter 'secret' (OATH secret) is missing"),
         ]
@@ -34,7 +34,7 @@ import Testing
     /// more, so shown as that text. Split by Unicode scalars, as URI readers elsewhere do (Python's
     /// `urllib.parse.parse_qsl` reads `issuer` and `\u{301}x` apart).
     @Test func aCombiningMarkAfterASeparatorStillSplits() throws {
-        guard case .forgeRock(let push) = try EnrollmentURI.parse(FRVectors.uri1 + "&\u{301}x=1") else {
+        guard let push = try EnrollmentURI.parse(FRVectors.uri1 + "&\u{301}x=1").details(as: ForgeRockEnrollmentURI.self) else {
             Issue.record(); return
         }
         #expect(push.issuer == "ForgeRock")
@@ -44,7 +44,7 @@ import Testing
         #expect(parts.query == ["\u{301}a": "\u{301}1", "b\u{600}": "2"])
         #expect(EnrollmentURIParts.splitAtFirstColon(parts.label).map { [$0.before, $0.after] } == ["Issuer\u{600}", "\u{301}acct"])
         // The label too: by `Character`, `\u{600}:` was no colon, and Hyphen refused the label.
-        guard case .hyphen(let hyphen) = try EnrollmentURI.parse("hyphen://account/Swirl\u{600}:j@acme.com?secret=s&chain=flow-mainnet")
+        guard let hyphen = try EnrollmentURI.parse("hyphen://account/Swirl\u{600}:j@acme.com?secret=s&chain=flow-mainnet").details(as: HyphenEnrollmentURI.self)
         else { Issue.record(); return }
         #expect(hyphen.appName == "Swirl\u{600}" && hyphen.email == "j@acme.com")
     }

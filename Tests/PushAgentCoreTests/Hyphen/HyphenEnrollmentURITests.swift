@@ -4,7 +4,7 @@ import Testing
 
 @Suite struct HyphenEnrollmentURITests {
     @Test func minimalURIUsesTheChainsEndpoints() throws {
-        guard case .hyphen(let uri) = try EnrollmentURI.parse("hyphen://account/Swirl:john%40acme.com?secret=s3cr3t&chain=flow-mainnet")
+        guard let uri = try EnrollmentURI.parse("hyphen://account/Swirl:john%40acme.com?secret=s3cr3t&chain=flow-mainnet").details(as: HyphenEnrollmentURI.self)
         else { Issue.record("expected a Hyphen URI"); return }
         #expect(uri.appName == "Swirl" && uri.email == "john@acme.com" && uri.appSecret == "s3cr3t")
         #expect(uri.chain == .mainnet && uri.apiURL == "https://api.hyphen.at")

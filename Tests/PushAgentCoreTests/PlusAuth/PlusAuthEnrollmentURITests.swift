@@ -15,7 +15,7 @@ import Testing
     }
 
     @Test func parsesTheDocSample() throws {
-        guard case .plusAuth(let uri) = try EnrollmentURI.parse(Self.docSample) else {
+        guard let uri = try EnrollmentURI.parse(Self.docSample).details(as: PlusAuthEnrollmentURI.self) else {
             Issue.record("not read as a PlusAuth URI")
             return
         }

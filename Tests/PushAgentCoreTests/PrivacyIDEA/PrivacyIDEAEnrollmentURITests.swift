@@ -11,7 +11,7 @@ import Testing
     static let uri3 = "pia://pipush/test-user?url=https%3A%2F%2Fexample.com%2Fttype%2Fpush&ttl=2&issuer=privacyIDEA&enrollment_credential=test-credential&v=1&serial=PIPU00000001&sslverify=1&poll_only=False"
 
     @Test func piURI1() throws {
-        guard case .privacyIDEA(let uri) = try EnrollmentURI.parse(Self.uri1) else { Issue.record(); return }
+        guard let uri = try EnrollmentURI.parse(Self.uri1).details(as: PrivacyIDEAEnrollmentURI.self) else { Issue.record(); return }
         #expect(uri.issuer == "privacyIDEA")
         #expect(uri.label == "PIPU0000D79E" && uri.serial == "PIPU0000D79E")
         #expect(uri.registrationURL == "https://123.456.78.9/ttype/push")

@@ -86,7 +86,7 @@ import Testing
             let json = String(decoding: try BackupDocument(createdAt: Date(), accounts: [account]).encoded(), as: UTF8.self)
                 .replacingOccurrences(of: #""provider":"forgerock""#, with: #""provider":"okta""#)
             try await expectRefused(agent, try Self.file(document: Data(json.utf8)),
-                                    saying: [account.id, "\"okta\"", "hyphen, plusauth, forgerock, privacyidea"])
+                                    saying: [account.id, "\"okta\"", "hyphen, forgerock, plusauth, privacyidea"])
         }
     }
 

@@ -60,7 +60,7 @@ public struct HyphenEnrollmentURI: Codable, Sendable, Equatable {
 
     /// For `pushctl enroll --dry-run`: never the app secret.
     public var summary: [String: String] {
-        ["provider": "Hyphen", "issuer": appName, "account": email, "chain": chain.rawValue, "api_url": apiURL,
+        ["issuer": appName, "account": email, "chain": chain.rawValue, "api_url": apiURL,
          "access_node_url": accessNodeURL, "next_step": "pushctl hyphen signin --account ACCOUNT"]
     }
 }

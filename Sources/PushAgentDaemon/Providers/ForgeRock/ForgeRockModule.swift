@@ -12,9 +12,8 @@ struct ForgeRockModule: ProviderModule {
         http = context.http
     }
 
-    var provider: Provider { .forgerock }
+    var descriptor: ProviderDescription { ForgeRockProvider.description }
     var credentialsType: any Decodable.Type { ForgeRockCredentials.self }
-    var updatesPushToken: Bool { true }
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let (_, mechanismUid) = try ForgeRockPush.peek(data)
@@ -38,8 +37,8 @@ struct ForgeRockModule: ProviderModule {
         }
     }
 
-    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount {
-        guard case .forgeRock(let parsed) = uri else { preconditionFailure("routed a non-ForgeRock URI to ForgeRock") }
+    func enroll(_ parsed: ForgeRockEnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws
+        -> EnrolledAccount {
         let mechanismUid = UUID().uuidString.lowercased()
         let request = try await ForgeRockRegistration.request(uri: parsed, mechanismUid: mechanismUid,
                                                                deviceToken: device.token, deviceName: deviceName)

@@ -13,7 +13,7 @@ struct HyphenModule: ProviderModule {
     let signIn: HyphenSignIn
     let logger: Logger
 
-    var provider: Provider { .hyphen }
+    var descriptor: ProviderDescription { HyphenProvider.description }
     var credentialsType: any Decodable.Type { HyphenCredentials.self }
 
     init(_ context: ProviderContext) {
@@ -44,8 +44,8 @@ struct HyphenModule: ProviderModule {
 
     /// Makes this device's key; Hyphen learns of it at sign-in (`pushctl hyphen signin`), which needs the user's
     /// credential and, for an existing account, another device's approval.
-    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount {
-        guard case .hyphen(let parsed) = uri else { preconditionFailure("routed a non-Hyphen URI to Hyphen") }
+    func enroll(_ parsed: HyphenEnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws
+        -> EnrolledAccount {
         let key = HyphenDeviceKey()
         let account = Account(id: Identifier.make(prefix: "acc"), provider: .hyphen, issuer: parsed.appName,
                               name: name ?? parsed.email, createdAt: Date(), hasTOTP: false)

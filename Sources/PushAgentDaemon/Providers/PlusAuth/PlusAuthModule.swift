@@ -20,7 +20,8 @@ struct PlusAuthModule: ProviderModule {
         logger = context.logger
     }
 
-    var provider: Provider { .plusauth }
+    var descriptor: ProviderDescription { PlusAuthProvider.description }
+    static var settingsSection: (any ConfigSection.Type)? { PlusAuthSettings.self }
     var credentialsType: any Decodable.Type { PlusAuthCredentials.self }
 
     private var settings: PlusAuthSettings { config.current.providers.plusAuth }
@@ -56,8 +57,8 @@ struct PlusAuthModule: ProviderModule {
         }
     }
 
-    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount {
-        guard case .plusAuth(let parsed) = uri else { preconditionFailure("routed a non-PlusAuth URI to PlusAuth") }
+    func enroll(_ parsed: PlusAuthEnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws
+        -> EnrolledAccount {
         let key: PlusAuthJWK
         let settings = settings
         do { key = try PlusAuthKeys.generate(settings.keyAlgorithm) }

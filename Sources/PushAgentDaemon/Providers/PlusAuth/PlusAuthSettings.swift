@@ -40,3 +40,10 @@ struct PlusAuthSettings: ConfigSection {
          ("plusauth_resolve_fallback_path", resolveFallbackPath.isEmpty ? "(none)" : resolveFallbackPath)]
     }
 }
+
+extension ProviderSettings {
+    var plusAuth: PlusAuthSettings {
+        get { self[PlusAuthSettings.self] }
+        set { self[PlusAuthSettings.self] = newValue }
+    }
+}

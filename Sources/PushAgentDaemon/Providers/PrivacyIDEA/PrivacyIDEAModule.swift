@@ -20,9 +20,9 @@ struct PrivacyIDEAModule: ProviderModule {
                                         logger: context.logger)
     }
 
-    var provider: Provider { .privacyidea }
+    var descriptor: ProviderDescription { PrivacyIDEAProvider.description }
+    static var settingsSection: (any ConfigSection.Type)? { PrivacyIDEASettings.self }
     var credentialsType: any Decodable.Type { PrivacyIDEACredentials.self }
-    var updatesPushToken: Bool { true }
     var pushSources: [any PushSource] { [polling] }
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
@@ -39,8 +39,8 @@ struct PrivacyIDEAModule: ProviderModule {
         catch { throw PushRejection(.malformed, "\(error)") }
     }
 
-    func enroll(_ uri: EnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws -> EnrolledAccount {
-        guard case .privacyIDEA(let parsed) = uri else { preconditionFailure("routed a non-privacyIDEA URI to privacyIDEA") }
+    func enroll(_ parsed: PrivacyIDEAEnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws
+        -> EnrolledAccount {
         if !parsed.sslVerify {
             logger.warning("privacyIDEA token \(parsed.serial): the QR code says sslverify=0, so TLS certificates of \(ProviderHTTP.host(parsed.registrationURL)) are NOT checked for this token",
                            metadata: ["provider": "privacyidea"])

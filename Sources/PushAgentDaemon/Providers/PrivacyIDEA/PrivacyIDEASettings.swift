@@ -14,3 +14,10 @@ struct PrivacyIDEASettings: ConfigSection {
 
     var summary: [(key: String, value: String)] { [("privacyidea_poll_seconds", "\(pollSeconds)")] }
 }
+
+extension ProviderSettings {
+    var privacyIDEA: PrivacyIDEASettings {
+        get { self[PrivacyIDEASettings.self] }
+        set { self[PrivacyIDEASettings.self] = newValue }
+    }
+}

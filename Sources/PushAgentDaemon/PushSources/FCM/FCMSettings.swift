@@ -92,8 +92,8 @@ struct FCMSettings: ConfigSection {
             // The list replaces the app's earlier one (the environment's over the file's).
             appForProvider = appForProvider.filter { $0.value != name }
             for word in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !word.isEmpty {
-                guard let provider = Provider(rawValue: word), provider != .local else {
-                    throw ConfigError("\(origin): \(field) names '\(word)', which is not a provider (hyphen, plusauth, forgerock, privacyidea)")
+                guard let provider = ProviderRegistry[Provider(rawValue: word)]?.provider else {
+                    throw ConfigError("\(origin): \(field) names '\(word)', which is not a provider (\(ProviderRegistry.all.map(\.provider.rawValue).joined(separator: ", ")))")
                 }
                 if let other = appForProvider[provider], other != name {
                     throw ConfigError("\(origin): \(field) claims \(word), which FCM app '\(other)' already has: a provider has one default app")
@@ -145,5 +145,12 @@ struct FCMSettings: ConfigSection {
             throw ConfigError("\(origin): '\(key)' must be an http(s) URL, not '\(value)'")
         }
         return trailingSlash && !value.hasSuffix("/") ? value + "/" : value
+    }
+}
+
+extension ProviderSettings {
+    var fcm: FCMSettings {
+        get { self[FCMSettings.self] }
+        set { self[FCMSettings.self] = newValue }
     }
 }
