@@ -36,7 +36,14 @@ public protocol ProviderEnrollmentURI: Sendable {
     /// What enrolling would set up (issuer, account, endpoints); never a secret. `provider` is added by EnrollmentURI.
     var summary: [String: String] { get }
 
+    /// The TOTP codes the account also shows offline, when the URI carries them.
+    var offlineCodes: TOTPParameters? { get }
+
     func isEqual(to other: any ProviderEnrollmentURI) -> Bool
+}
+
+extension ProviderEnrollmentURI {
+    public var offlineCodes: TOTPParameters? { nil }
 }
 
 extension ProviderEnrollmentURI where Self: Equatable {

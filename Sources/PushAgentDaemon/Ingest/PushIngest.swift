@@ -114,12 +114,24 @@ struct PushIngest: Sendable {
 
     private func effect(of data: [String: String], receivedAt: Date) async -> (Provider?, Result<PushEffect, PushRejection>) {
         TestFault.trigger(.crashOnMarkedPush, when: data[TestFault.crashMarker] != nil)
-        guard let provider = PushRouter.route(data) else {
+        let claimants = PushRouter.claimants(data)
+        guard !claimants.isEmpty else {
             let keys = data.keys.sorted().prefix(10).joined(separator: ", ")
             return (nil, .failure(PushRejection(.unknownDialect, "no dialect matches a push with keys [\(keys)]")))
         }
+        // Providers of one family claim the same pushes: the first that has the account the push names takes it.
+        var outcome: (Provider?, Result<PushEffect, PushRejection>) = (nil, .failure(PushRejection(.unknownDialect, "")))
+        for provider in claimants {
+            outcome = (provider, await effect(of: data, by: provider, receivedAt: receivedAt))
+            guard case .failure(let rejection) = outcome.1, rejection.reason == .unknownAccount else { break }
+        }
+        return outcome
+    }
+
+    private func effect(of data: [String: String], by provider: Provider, receivedAt: Date) async
+        -> Result<PushEffect, PushRejection> {
         guard let module = modules[provider] else {
-            return (provider, .failure(PushRejection(.unknownDialect, "\(provider.rawValue) pushes are not supported yet")))
+            return .failure(PushRejection(.unknownDialect, "\(provider.rawValue) pushes are not supported yet"))
         }
         do throws(PushRejection) {
             switch try await module.effect(for: data, receivedAt: receivedAt) {
@@ -127,12 +139,12 @@ struct PushIngest: Sendable {
                 if draft.expiresAt <= receivedAt {
                     throw PushRejection(.expired, "the push expired at \(draft.expiresAt.formatted(.iso8601)) before it arrived")
                 }
-                return (provider, .success(.approval(draft.bounded(receivedAt: receivedAt))))
+                return .success(.approval(draft.bounded(receivedAt: receivedAt)))
             case .requestUpdate(let update):
-                return (provider, .success(.requestUpdate(update)))
+                return .success(.requestUpdate(update))
             }
         } catch {
-            return (provider, .failure(error))
+            return .failure(error)
         }
     }
 

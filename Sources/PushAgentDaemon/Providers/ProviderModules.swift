@@ -7,6 +7,7 @@ struct ProviderModules: Sendable {
         ForgeRockModule.self,
         PlusAuthModule.self,
         PrivacyIDEAModule.self,
+        EduMFAModule.self,
         HyphenModule.self,
     ]
 

@@ -1,7 +1,10 @@
 /// The settings sections of the providers (each module's `settingsSection`) and of the push sources, in that order.
 struct ProviderSettings: Sendable, Equatable {
-    static let sectionTypes: [any ConfigSection.Type] =
-        ProviderModules.types.compactMap { $0.settingsSection } + [FCMSettings.self]
+    /// Each once: providers of one family share their family's section.
+    static let sectionTypes: [any ConfigSection.Type] = (ProviderModules.types.compactMap { $0.settingsSection }
+        + [FCMSettings.self]).reduce(into: []) { types, type in
+            if !types.contains(where: { ObjectIdentifier($0) == ObjectIdentifier(type) }) { types.append(type) }
+        }
 
     static var keys: [String] { sectionTypes.flatMap { $0.keys } }
 

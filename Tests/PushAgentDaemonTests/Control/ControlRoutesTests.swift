@@ -88,7 +88,7 @@ import Testing
             try await expectError(.invalidArgument, containing: "limit") { _ = try await agent.client.history(limit: 0) }
             let status = try await agent.client.status()
             #expect(status.version == PushAgentVersion.string)
-            #expect(status.pushSources?.map(\.name) == [RelayStatus.sourceName, "privacyidea-poll"])
+            #expect(status.pushSources?.map(\.name) == [RelayStatus.sourceName, "privacyidea-poll", "edumfa-poll"])
             #expect(status.pushSources?.last?.state == "idle", "no poll-only token is enrolled")
         }
     }

@@ -12,6 +12,8 @@ public enum ForgeRockProvider {
 }
 
 extension ForgeRockEnrollmentURI: ProviderEnrollmentURI {
+    public var offlineCodes: TOTPParameters? { totp }
+
     public var summary: [String: String] {
         var summary = [
             "issuer": issuer, "account": accountName, "mechanism": mechanism.rawValue,

@@ -12,6 +12,8 @@ public enum PlusAuthProvider {
 }
 
 extension PlusAuthEnrollmentURI: ProviderEnrollmentURI {
+    public var offlineCodes: TOTPParameters? { totp }
+
     public var summary: [String: String] {
         ["issuer": issuer, "account": accountName, "enrollment_url": enrollmentURL, "totp": totp.summary]
     }

@@ -8,6 +8,9 @@ public struct PrivacyIDEACredentials: Codable, Sendable, Equatable {
     public var url: String
     public var sslVerify: Bool
     public var pollOnly: Bool
+    /// The enrollment URI did not say whether the server pushes (eduMFA never writes `poll_only`): the token is
+    /// polled on the schedule besides its pushes. Absent from stores written before it existed.
+    public var pollAlso: Bool?
     /// The device's private key, DER.
     public var devicePrivateKey: Data
     /// The server's public key, PKCS#1 DER.
@@ -25,6 +28,9 @@ public struct PrivacyIDEACredentials: Codable, Sendable, Equatable {
         self.serverPublicKey = serverPublicKey
         self.pushToken = pushToken
     }
+
+    /// Whether the agent polls the token on the schedule, not only on `pushctl refresh`.
+    public var pollsOnSchedule: Bool { pollOnly || pollAlso == true }
 
     public func deviceKey() throws -> PrivacyIDEADeviceKey { try PrivacyIDEADeviceKey(derRepresentation: devicePrivateKey) }
 

@@ -18,6 +18,8 @@ public struct PrivacyIDEAEnrollmentURI: Sendable, Equatable {
     public var sslVerify: Bool
     /// The server sends no pushes for this token: the device must poll for challenges.
     public var pollOnly: Bool
+    /// `poll_only` was written (privacyIDEA always does; eduMFA never does).
+    public var saysWhetherPollOnly = true
     public var image: String?
 
     public static let schemes: Set<String> = ["otpauth", "pia"]
@@ -43,11 +45,32 @@ public struct PrivacyIDEAEnrollmentURI: Sendable, Equatable {
     /// How long after reading the QR code step 2 may still be sent.
     public var enrollmentWindow: TimeInterval { TimeInterval(ttlMinutes) * 60 }
 
-    init(_ parts: EnrollmentURIParts) throws(EnrollmentURIError) {
-        guard Self.schemes.contains(parts.scheme) else {
-            throw .wrongProvider(provider: "privacyIDEA", scheme: parts.scheme, expected: "otpauth://pipush or pia://pipush")
+    /// The URI forms of a server speaking this dialect, and what its QR codes leave out.
+    public struct Dialect: Sendable {
+        public let name: String
+        public let schemes: Set<String>
+        public let host: String
+        public let defaultIssuer: String
+
+        public init(name: String, schemes: Set<String>, host: String, defaultIssuer: String) {
+            self.name = name
+            self.schemes = schemes
+            self.host = host
+            self.defaultIssuer = defaultIssuer
         }
-        guard parts.host == "pipush" else { throw .badHost(scheme: parts.scheme, host: parts.host, expected: "'pipush'") }
+
+        public static let privacyIDEA = Dialect(name: "privacyIDEA", schemes: PrivacyIDEAEnrollmentURI.schemes,
+                                                host: "pipush", defaultIssuer: "privacyIDEA")
+    }
+
+    init(_ parts: EnrollmentURIParts, dialect: Dialect = .privacyIDEA) throws(EnrollmentURIError) {
+        guard dialect.schemes.contains(parts.scheme) else {
+            throw .wrongProvider(provider: dialect.name, scheme: parts.scheme,
+                                 expected: dialect.schemes.sorted().map { "\($0)://\(dialect.host)" }.joined(separator: " or "))
+        }
+        guard parts.host == dialect.host else {
+            throw .badHost(scheme: parts.scheme, host: parts.host, expected: "'\(dialect.host)'")
+        }
         scheme = parts.scheme
         let p = EnrollmentParameters(scheme: parts.scheme, query: parts.query)
 
@@ -61,7 +84,7 @@ public struct PrivacyIDEAEnrollmentURI: Sendable, Equatable {
             throw p.invalid("serial", "token serial", "must be up to 64 printable ASCII characters without '|'")
         }
         label = parts.label.isEmpty ? serial : parts.label
-        issuer = p.optional("issuer") ?? "privacyIDEA"
+        issuer = p.optional("issuer") ?? dialect.defaultIssuer
         // privacyIDEA writes the URL percent-encoded, not in base64 as ForgeRock does.
         registrationURL = try p.checkedHTTPURL(p.required("url", "registration URL"), "url", "registration URL")
         ttlMinutes = try p.integer("ttl", "enrollment time limit in minutes", default: 10)
@@ -70,6 +93,7 @@ public struct PrivacyIDEAEnrollmentURI: Sendable, Equatable {
         }
         enrollmentCredential = try p.required("enrollment_credential", "enrollment credential")
         sslVerify = try p.flag("sslverify", "TLS certificate check", true: ["1"], false: ["0"], default: true)
+        saysWhetherPollOnly = p.optional("poll_only") != nil
         pollOnly = try p.flag("poll_only", "poll-only mode", true: ["true", "1"], false: ["false", "0"], default: false)
         image = p.optional("image")
     }

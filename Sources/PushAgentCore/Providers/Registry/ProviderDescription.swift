@@ -45,7 +45,7 @@ public struct ProviderDescription: Sendable {
 }
 
 /// One kind of enrollment URI a provider reads: its scheme, its type (the authority) when the scheme is shared, and
-/// what must be in it to be this provider's (Guardian's `otpauth://totp` carries `enrollment_tx_id`).
+/// what must be in it to be this provider's (an `otpauth://totp` that carries `enrollment_tx_id` is Auth0 Guardian's).
 public struct EnrollmentForm: Sendable {
     public let scheme: String
     public let host: String?

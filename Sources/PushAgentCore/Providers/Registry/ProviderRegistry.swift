@@ -7,6 +7,7 @@ public enum ProviderRegistry {
         ForgeRockProvider.description,
         PlusAuthProvider.description,
         PrivacyIDEAProvider.description,
+        EduMFAProvider.description,
     ]
 
     public static subscript(provider: Provider) -> ProviderDescription? {

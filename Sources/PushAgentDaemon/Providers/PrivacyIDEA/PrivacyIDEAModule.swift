@@ -3,9 +3,21 @@ import Logging
 import PushAgentCore
 import PushAgentStore
 
+/// A server that speaks privacyIDEA's push dialect under its own provider name: privacyIDEA itself, or a fork
+/// (eduMFA) whose module is this one with its own description.
+protocol PrivacyIDEAFamily: Sendable {
+    static var descriptor: ProviderDescription { get }
+}
+
+enum PrivacyIDEAItself: PrivacyIDEAFamily {
+    static var descriptor: ProviderDescription { PrivacyIDEAProvider.description }
+}
+
+typealias PrivacyIDEAModule = PrivacyIDEADialectModule<PrivacyIDEAItself>
+
 /// privacyIDEA push tokens: accounts are found by token serial, challenges verified with the server key the token
 /// received at enrollment, answers signed with the device key.
-struct PrivacyIDEAModule: ProviderModule {
+struct PrivacyIDEADialectModule<Family: PrivacyIDEAFamily>: ProviderModule {
     let store: AgentStore
     let http: ProviderHTTP
     let logger: Logger
@@ -16,11 +28,11 @@ struct PrivacyIDEAModule: ProviderModule {
         store = context.store
         http = context.http
         logger = context.logger
-        polling = PrivacyIDEAPollSource(store: context.store, http: context.http, config: context.config,
-                                        logger: context.logger)
+        polling = PrivacyIDEAPollSource(provider: Family.descriptor, store: context.store, http: context.http,
+                                        config: context.config, logger: context.logger)
     }
 
-    var descriptor: ProviderDescription { PrivacyIDEAProvider.description }
+    var descriptor: ProviderDescription { Family.descriptor }
     static var settingsSection: (any ConfigSection.Type)? { PrivacyIDEASettings.self }
     var credentialsType: any Decodable.Type { PrivacyIDEACredentials.self }
     var pushSources: [any PushSource] { [polling] }
@@ -28,9 +40,9 @@ struct PrivacyIDEAModule: ProviderModule {
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let serial = try PrivacyIDEAPush.peekSerial(data)
         let stored: StoredAccount?
-        do { stored = try await store.account(provider: .privacyidea, lookupKey: serial) }
+        do { stored = try await store.account(provider: provider, lookupKey: serial) }
         catch { throw PushRejection(.malformed, "account lookup failed: \(error)") }
-        guard let stored else { throw PushRejection(.unknownAccount, "no privacyIDEA token with serial \(serial)") }
+        guard let stored else { throw PushRejection(.unknownAccount, "no \(descriptor.displayName) token with serial \(serial)") }
         let serverKey: PrivacyIDEAServerKey
         do { serverKey = try Self.credentials(of: stored).serverKey() }
         catch { throw PushRejection(.malformed, "stored credentials of \(stored.account.id) are unreadable") }
@@ -42,8 +54,8 @@ struct PrivacyIDEAModule: ProviderModule {
     func enroll(_ parsed: PrivacyIDEAEnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws
         -> EnrolledAccount {
         if !parsed.sslVerify {
-            logger.warning("privacyIDEA token \(parsed.serial): the QR code says sslverify=0, so TLS certificates of \(ProviderHTTP.host(parsed.registrationURL)) are NOT checked for this token",
-                           metadata: ["provider": "privacyidea"])
+            logger.warning("\(descriptor.displayName) token \(parsed.serial): the QR code says sslverify=0, so TLS certificates of \(ProviderHTTP.host(parsed.registrationURL)) are NOT checked for this token",
+                           metadata: ["provider": "\(provider)"])
         }
         let deviceKey = try PrivacyIDEADeviceKey.generate()
         let pushToken = parsed.pollOnly ? nil : device.token
@@ -55,13 +67,14 @@ struct PrivacyIDEAModule: ProviderModule {
             let response = try await http.send(PrivacyIDEAEnrollment.request(uri: parsed, deviceKey: deviceKey, pushToken: pushToken))
             serverKey = try PrivacyIDEAEnrollment.serverKey(from: response.body)
         } catch {
-            throw EnrollmentFailure(description: "privacyIDEA enrollment of \(parsed.serial) failed: \(error)", upstream: true)
+            throw EnrollmentFailure(description: "\(descriptor.displayName) enrollment of \(parsed.serial) failed: \(error)", upstream: true)
         }
-        let credentials = PrivacyIDEACredentials(
+        var credentials = PrivacyIDEACredentials(
             serial: parsed.serial, url: parsed.registrationURL, sslVerify: parsed.sslVerify, pollOnly: parsed.pollOnly,
             devicePrivateKey: deviceKey.derRepresentation, serverPublicKey: serverKey.der,
             pushToken: pushToken ?? PrivacyIDEAEnrollment.noPushToken)
-        let account = Account(id: Identifier.make(prefix: "acc"), provider: .privacyidea, issuer: parsed.issuer,
+        if !parsed.saysWhetherPollOnly { credentials.pollAlso = true }
+        let account = Account(id: Identifier.make(prefix: "acc"), provider: provider, issuer: parsed.issuer,
                               name: name ?? parsed.label, createdAt: Date(), hasTOTP: false)
         return EnrolledAccount(account: account, lookupKey: parsed.serial,
                                credentials: try JSONEncoder().encode(credentials), totp: nil)
@@ -75,7 +88,7 @@ struct PrivacyIDEAModule: ProviderModule {
             request = try PrivacyIDEAAnswer.request(challenge: challenge, credentials: Self.credentials(of: account),
                                                     decision: decision)
         } catch {
-            throw .rejected("cannot build the privacyIDEA answer: \(error)")
+            throw .rejected("cannot build the \(descriptor.displayName) answer: \(error)")
         }
         let response = try await http.send(request)
         do {

@@ -9,6 +9,7 @@ import Synchronization
 /// `privacyidea_poll_seconds` (a failing server backs off), every token on `pushctl refresh`. A poll's challenges go to
 /// ingest as one batch, keyed by nonce, so polling the same open challenge again changes nothing.
 final class PrivacyIDEAPollSource: PushSource {
+    private let provider: ProviderDescription
     private let store: AgentStore
     private let http: ProviderHTTP
     private let config: LiveConfig
@@ -21,19 +22,20 @@ final class PrivacyIDEAPollSource: PushSource {
         (nil, [], [:]))
     private let startedAt = Date()
 
-    init(store: AgentStore, http: ProviderHTTP, config: LiveConfig, logger: Logger) {
+    init(provider: ProviderDescription, store: AgentStore, http: ProviderHTTP, config: LiveConfig, logger: Logger) {
+        self.provider = provider
         self.store = store
         self.http = http
         self.config = config
         self.logger = logger
     }
 
-    var name: String { "privacyidea-poll" }
+    var name: String { "\(provider.provider)-poll" }
 
     func run(into ingest: PushIngest) async throws {
         while !Task.isCancelled {
             do {
-                let accounts = try await store.accounts(provider: .privacyidea)
+                let accounts = try await store.accounts(provider: provider.provider)
                 let enrolled = Set(accounts.map(\.account.id))
                 progress.withLock { progress in
                     progress.pollOnly.formIntersection(enrolled)
@@ -43,7 +45,7 @@ final class PrivacyIDEAPollSource: PushSource {
                     await tend(account, ingest: ingest)
                 }
             } catch {
-                logger.error("privacyIDEA: cannot read the accounts: \(error)")
+                logger.error("\(provider.displayName): cannot read the accounts: \(error)")
             }
             try? await Task.sleep(for: .seconds(1))
         }
@@ -52,7 +54,7 @@ final class PrivacyIDEAPollSource: PushSource {
     /// Polls every privacyIDEA token now (`POST /v1/refresh`).
     func refresh(into ingest: PushIngest) async throws -> RefreshResponse? {
         var response = RefreshResponse(polled: 0, newApprovals: [], failures: [])
-        for account in try await store.accounts(provider: .privacyidea) {
+        for account in try await store.accounts(provider: provider.provider) {
             response.polled += 1
             do {
                 response.newApprovals += try await poll(account, into: ingest)
@@ -67,10 +69,10 @@ final class PrivacyIDEAPollSource: PushSource {
     func health() -> PushSourceStatus {
         let (lastReceivedAt, pollOnly, failing) = progress.withLock { $0 }
         guard !pollOnly.isEmpty else {
-            return PushSourceStatus(name: name, state: "idle", detail: "no poll-only privacyIDEA token",
+            return PushSourceStatus(name: name, state: "idle", detail: "no polled \(provider.displayName) token",
                                     lastReceivedAt: lastReceivedAt)
         }
-        let every = "\(pollOnly.count) poll-only token(s) every \(config.current.providers.privacyIDEA.pollSeconds) s"
+        let every = "\(pollOnly.count) polled token(s) every \(config.current.providers.privacyIDEA.pollSeconds) s"
         guard !failing.isEmpty else {
             return PushSourceStatus(name: name, state: "polling", detail: every, lastReceivedAt: lastReceivedAt)
         }
@@ -79,11 +81,11 @@ final class PrivacyIDEAPollSource: PushSource {
                                 lastReceivedAt: lastReceivedAt)
     }
 
-    /// One scheduled turn for an account: a poll if the token is poll-only.
+    /// One scheduled turn for an account: a poll if the token is poll-only, or its URI did not say.
     private func tend(_ account: StoredAccount, ingest: PushIngest) async {
         let id = account.account.id
         do {
-            let pollOnly = try PrivacyIDEAModule.credentials(of: account).pollOnly
+            let pollOnly = try PrivacyIDEAModule.credentials(of: account).pollsOnSchedule
             progress.withLock { progress in
                 if pollOnly { progress.pollOnly.insert(id) } else { progress.pollOnly.remove(id) }
             }
@@ -96,8 +98,8 @@ final class PrivacyIDEAPollSource: PushSource {
             reschedule(id, failed: nil)
         } catch {
             let delay = reschedule(id, failed: "\(error)")
-            logger.warning("privacyIDEA token of account \(id): \(error); trying again in \(String(format: "%.1f", delay)) s",
-                           metadata: ["account_id": "\(id)", "provider": "privacyidea"])
+            logger.warning("\(provider.displayName) token of account \(id): \(error); trying again in \(String(format: "%.1f", delay)) s",
+                           metadata: ["account_id": "\(id)", "provider": "\(provider.provider)"])
         }
     }
 
@@ -106,7 +108,7 @@ final class PrivacyIDEAPollSource: PushSource {
         let credentials = try PrivacyIDEAModule.credentials(of: account)
         let response = try await http.send(PrivacyIDEAPoll.request(credentials: credentials, at: Date()))
         let pushes = try PrivacyIDEAPoll.challenges(from: response.body).map { data in
-            DeliveredPush(data: data, source: .poll(key: "privacyidea:" + (data["nonce"] ?? "(no nonce)")))
+            DeliveredPush(data: data, source: .poll(key: "\(provider.provider):" + (data["nonce"] ?? "(no nonce)")))
         }
         guard !pushes.isEmpty else { return [] }
         let created = try await ingest.ingest(pushes).compactMap { outcome -> String? in
