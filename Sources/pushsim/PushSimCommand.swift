@@ -7,7 +7,8 @@ struct PushSimCommand: AsyncParsableCommand {
         commandName: "pushsim",
         abstract: "An identity-provider emulator: issues enrollment URIs, sends signed pushes through the relay, "
             + "and verifies the agent's answers.",
-        subcommands: [ServeAll.self, ForgeRockCommand.self, PlusAuthCommand.self, HyphenCommand.self, FCMCommand.self])
+        subcommands: [ServeAll.self, ForgeRockCommand.self, PlusAuthCommand.self, HyphenCommand.self, GuardianCommand.self,
+                      FCMCommand.self])
 }
 
 struct ForgeRockCommand: AsyncParsableCommand {

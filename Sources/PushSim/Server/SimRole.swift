@@ -18,7 +18,7 @@ struct SimRoleContext: Sendable {
 }
 
 enum SimRoles {
-    static let all: [any SimRole.Type] = [ForgeRockRole.self, PlusAuthRole.self, HyphenRole.self]
+    static let all: [any SimRole.Type] = [ForgeRockRole.self, PlusAuthRole.self, HyphenRole.self, GuardianRole.self]
 
     static var names: [String] { all.map { $0.name } }
 }

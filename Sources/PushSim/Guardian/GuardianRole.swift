@@ -1,0 +1,18 @@
+import Hummingbird
+
+/// Auth0 Guardian: its device API (enroll, resolve-transaction, device-accounts) and unsigned FCM pushes.
+struct GuardianRole: SimRole {
+    static let name = "guardian"
+    let sim: GuardianSim
+
+    init(context: SimRoleContext) {
+        sim = GuardianSim(relay: context.relay, events: context.events)
+    }
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        GuardianRoutes(sim: sim).add(to: router)
+        GuardianAdminRoutes(sim: sim).add(to: router)
+    }
+
+    func setPublicURL(_ url: String) async { await sim.setPublicURL(url) }
+}
