@@ -15,10 +15,5 @@ func testEnrollmentURI(_ bytes: Data) {
         return
     }
     _ = uri.summary
-    let totp: TOTPParameters? = switch uri {
-    case .forgeRock(let forgeRock): forgeRock.totp
-    case .plusAuth(let plusAuth): plusAuth.totp
-    case .privacyIDEA, .hyphen: nil
-    }
-    for now in FuzzClock.samples { _ = totp.map { TOTP.code($0, at: now) } }
+    for now in FuzzClock.samples { _ = uri.details.offlineCodes.map { TOTP.code($0, at: now) } }
 }

@@ -20,7 +20,7 @@ public enum PushDataChecks {
         case .privacyidea?:
             _ = try? PrivacyIDEAPush.peekSerial(data)
             _ = try? PrivacyIDEAPush.verify(data, serverKey: FuzzFixtures.privacyIDEAServerKey, receivedAt: FuzzClock.receivedAt)
-        case .local?, nil: break
+        default: break
         }
     }
 

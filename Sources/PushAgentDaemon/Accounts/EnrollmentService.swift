@@ -71,7 +71,15 @@ struct EnrollmentService: Sendable {
     }
 
     func remove(_ idOrPrefix: String, peer: Peer) async throws -> Account {
-        let (account, ended) = try await store.removeAccount(matching: idOrPrefix)
+        let stored = try await store.account(matching: idOrPrefix)
+        do {
+            try await modules[stored.account.provider]?.unenroll(stored)
+        } catch {
+            // The user asked for the account to go; the provider's side is reported for them to finish by hand.
+            logger.warning("account \(stored.account.id) removed here, but \(stored.account.provider.displayName) could not be told: \(error); remove this device from your \(stored.account.provider.displayName) settings",
+                           metadata: ["account_id": "\(stored.account.id)"])
+        }
+        let (account, ended) = try await store.removeAccount(matching: stored.account.id)
         try await store.audit(event: "remove", peer: peer, subject: account.id, detail: nil)
         logger.notice("account \(account.id) removed", metadata: ["account_id": "\(account.id)"])
         await events.publish(ControlEvent(type: .accountChanged, account: account))

@@ -43,6 +43,10 @@ protocol ProviderModule: Sendable {
     func answer(_ approval: StoredApproval, account: StoredAccount, decision: AnswerDecision) async throws(AnswerFailure)
         -> AnswerReply
 
+    /// Tells the provider this device no longer answers for the account (`pushctl remove`), where the provider has
+    /// such a call. Throws when it could not be told; the account is removed here all the same.
+    func unenroll(_ account: StoredAccount) async throws
+
     /// Why the account's offline TOTP code must not be shown now (PlusAuth's device binding), or nil.
     func codeRefusal(for account: StoredAccount) async throws -> String?
 
@@ -73,6 +77,8 @@ extension ProviderModule {
     func resumeUnfinished() async throws {}
 
     func codeRefusal(for account: StoredAccount) async throws -> String? { nil }
+
+    func unenroll(_ account: StoredAccount) async throws {}
 
     /// Whether `updatePushToken` can tell the provider a new token (else the account must be enrolled again).
     var updatesPushToken: Bool { descriptor.capabilities.contains(.pushTokenUpdate) }

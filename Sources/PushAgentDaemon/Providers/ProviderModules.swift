@@ -9,6 +9,7 @@ struct ProviderModules: Sendable {
         PrivacyIDEAModule.self,
         EduMFAModule.self,
         HyphenModule.self,
+        GuardianModule.self,
     ]
 
     let all: [any ProviderModule]

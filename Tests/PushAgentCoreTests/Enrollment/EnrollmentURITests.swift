@@ -16,7 +16,7 @@ import Testing
             ("", "the enrollment URI is empty"),
             ("   \n", "the enrollment URI is empty"),
             ("hello world", "this is not an enrollment URI (expected something like pushauth://push/Issuer:account?…)"),
-            ("https://example.com/x", "unknown enrollment URI scheme 'https://' (known: hyphen://, pushauth://, mfauth://, otpauth://push, otpauth://pipush, pia://, edumfa-push://edumfa)"),
+            ("https://example.com/x", "unknown enrollment URI scheme 'https://' (known: hyphen://, pushauth://, mfauth://, otpauth://push, otpauth://pipush, pia://, edumfa-push://edumfa, otpauth://totp with enrollment_tx_id)"),
             ("otpauth://totp/Acme:bob?secret=JBSWY3DPEHPK3PXP", "otpauth://totp is a one-time-password URI, not a push enrollment"),
             ("otpauth://push/a:b", "otpauth://push URI: parameter 'secret' (OATH secret) is missing"),
         ]

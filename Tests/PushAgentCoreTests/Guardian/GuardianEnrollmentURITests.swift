@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func summaryNamesNoSecret() throws {
-        let summary = try GuardianEnrollmentURI.parse(Self.jsURIWithSecret).summary
+        let summary = try EnrollmentURI.parse(Self.jsURIWithSecret).summary
         #expect(summary == [
             "provider": "Auth0 Guardian", "issuer": "issuer name", "account": "myuser@gmail.com",
             "base_url": "https://a.guardian.auth0.com", "enrollment_url": "https://a.guardian.auth0.com/api/enroll",
@@ -44,12 +44,14 @@ import Testing
     }
 
     @Test func aPlainTOTPURIIsNotGuardian() throws {
-        let parts = try EnrollmentURIParts(V.jsPlainTOTP)
-        #expect(!GuardianEnrollmentURI.recognises(parts))
+        expectError("otpauth://totp is a one-time-password URI, not a push enrollment") {
+            try EnrollmentURI.parse(V.jsPlainTOTP)
+        }
         expectError("otpauth://totp is a one-time-password URI, not a push enrollment") {
             try GuardianEnrollmentURI.parse(V.jsPlainTOTP)
         }
-        #expect(!GuardianEnrollmentURI.recognises(try EnrollmentURIParts("otpauth://push/a:b?base_url=https://x")))
+        #expect(try EnrollmentURI.parse(Self.sample("secret", nil)).provider == .guardian)
+        #expect(try EnrollmentURI.parse(Self.sample("secret", nil)).summary["provider"] == "Auth0 Guardian")
     }
 
     @Test func withoutASecretThereAreNoCodes() throws {

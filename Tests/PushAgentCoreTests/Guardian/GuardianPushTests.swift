@@ -53,8 +53,8 @@ import Testing
             ["hyphen:type": "2fa-request", "hyphen:data": "{}"],
         ]
         for data in others { #expect(!GuardianPush.claims(data)) }
-        #expect(PushRouter.route(V.iosPush) == nil, "no existing dialect claims a Guardian push")
-        #expect(PushRouter.route(V.androidPush) == nil)
+        #expect(PushRouter.claimants(V.iosPush) == [.guardian], "no other dialect claims a Guardian push")
+        #expect(PushRouter.claimants(V.androidPush) == [.guardian])
     }
 
     @Test(arguments: [
@@ -117,9 +117,8 @@ import Testing
 @Suite struct GuardianApprovalTests {
     @Test func aPromptThatSaysItIsUnsigned() throws {
         let push = try GuardianPush.decode(GuardianVectors.iosPush, receivedAt: GuardianPushTests.receivedAt)
-        // Provider.guardian does not exist in the base commit; any case stands in for the registry's entry.
-        let draft = try push.approvalDraft(provider: .forgerock, accountId: "acc_1", issuer: "samples", accountName: "p@p.xom")
-        #expect(draft.accountId == "acc_1" && draft.kind == .prompt && draft.numbers == nil)
+        let draft = try push.approvalDraft(accountId: "acc_1", issuer: "samples", accountName: "p@p.xom")
+        #expect(draft.provider == .guardian && draft.accountId == "acc_1" && draft.kind == .prompt && draft.numbers == nil)
         #expect(draft.title == "Sign-in to samples")
         #expect(draft.message.contains("p@p.xom") && draft.message.contains("not signed"))
         #expect(draft.context.userAgent == "Safari 9.0.3 on Mac OS 10.11.3")

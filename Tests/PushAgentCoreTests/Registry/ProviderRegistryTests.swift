@@ -4,7 +4,7 @@ import Testing
 
 struct ProviderRegistryTests {
     @Test func theStoredNamesAreTheOnesEarlierVersionsWrote() throws {
-        #expect(ProviderRegistry.all.map(\.provider.rawValue) == ["hyphen", "forgerock", "plusauth", "privacyidea", "edumfa"])
+        #expect(ProviderRegistry.all.map(\.provider.rawValue) == ["hyphen", "forgerock", "plusauth", "privacyidea", "edumfa", "guardian"])
         #expect(String(decoding: try JSONEncoder().encode([Provider.forgerock, .local]), as: UTF8.self) == #"["forgerock","local"]"#)
         #expect(try JSONDecoder().decode(Provider.self, from: Data(#""privacyidea""#.utf8)) == .privacyidea)
     }
@@ -25,6 +25,6 @@ struct ProviderRegistryTests {
     @Test func capabilitiesAreWhatEachDialectDoes() {
         #expect(ProviderRegistry[.privacyidea]?.capabilities.contains(.pollSource) == true)
         #expect(ProviderRegistry.all.filter { $0.capabilities.contains(.fraudReport) }.map(\.provider) == [.plusauth, .privacyidea])
-        #expect(ProviderRegistry.all.filter { $0.capabilities.contains(.pushTokenUpdate) }.map(\.provider) == [.forgerock, .privacyidea, .edumfa])
+        #expect(ProviderRegistry.all.filter { $0.capabilities.contains(.pushTokenUpdate) }.map(\.provider) == [.forgerock, .privacyidea, .edumfa, .guardian])
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Auth0 Guardian vectors (protocols-guardian.md §9.7), each naming its upstream source. LITERAL: copied from the
+/// Auth0 Guardian vectors (protocols.md §10.7), each naming its upstream source. LITERAL: copied from the
 /// named upstream test or sample; VERIFIED: its signature checked here; DERIVED: computed from literal inputs.
 enum GuardianVectors {
     /// GU-URI-1 (LITERAL, auth0/auth0-guardian.js `test/utils/enrollment_uri_helper.test.js`, "when account label

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Where a Guardian tenant's device API lives (protocols-guardian.md §9.1). The QR code's `base_url` names the
+/// Where a Guardian tenant's device API lives (protocols.md §10.1). The QR code's `base_url` names the
 /// service; on Auth0's own Guardian hosts the API is at its root, elsewhere (the tenant's or a custom domain) under
 /// `/appliance-mfa`, which the SDKs append themselves unless the URL already ends in it.
 public enum GuardianAPIBase {

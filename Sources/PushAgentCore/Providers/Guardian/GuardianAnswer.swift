@@ -1,6 +1,6 @@
 import Foundation
 
-/// Answering a Guardian push (protocols-guardian.md §9.4): an RS256 JWT under the device key, posted to the
+/// Answering a Guardian push (protocols.md §10.4): an RS256 JWT under the device key, posted to the
 /// account's own API with the push's transaction token as bearer.
 public enum GuardianAnswer {
     /// Both SDKs give the answer JWT thirty seconds.

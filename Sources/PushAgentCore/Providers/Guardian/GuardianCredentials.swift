@@ -7,7 +7,7 @@ public struct GuardianCredentials: Codable, Sendable, Equatable {
     public var enrollmentId: String
     /// The `identifier` the agent enrolled with; every answer's `iss`.
     public var deviceIdentifier: String
-    /// `token` of the reply: the device-account calls' older bearer (§9.5).
+    /// `token` of the reply: the device-account calls' older bearer (§10.5).
     public var deviceToken: String
     /// `user_id` of the reply: the device-account JWT's `sub`.
     public var userId: String

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Changing or removing the enrollment (protocols-guardian.md §9.5): `PATCH` and `DELETE` of
+/// Changing or removing the enrollment (protocols.md §10.5): `PATCH` and `DELETE` of
 /// `<api>/api/device-accounts/<enrollment id>`.
 public enum GuardianDeviceAccount {
     /// Both SDKs give the device-account JWT two hours.

@@ -1,7 +1,7 @@
 import CryptoExtras
 import Foundation
 
-/// The RSA key pair a Guardian enrollment registers (protocols-guardian.md §9.2): RSA-2048, e = 65537, as both
+/// The RSA key pair a Guardian enrollment registers (protocols.md §10.2): RSA-2048, e = 65537, as both
 /// SDKs make it; its public half goes to Guardian as a JWK, its private half signs every answer.
 public struct GuardianDeviceKey: Sendable {
     public let privateKey: _RSA.Signing.PrivateKey
@@ -35,7 +35,7 @@ public struct GuardianDeviceKey: Sendable {
 
     /// `public_key` of the enrollment: `kty`, `alg`, `use`, `n`, `e`. `n` and `e` are minimal big-endian
     /// (RFC 7518 §6.3.1); both SDKs keep a leading zero byte when the top bit is set, which the server accepts
-    /// as well, and guardian-bash's Node-made JWKs (minimal) are accepted too (§9.7).
+    /// as well, and guardian-bash's Node-made JWKs (minimal) are accepted too (§10.7).
     public func publicJWK() throws(Failure) -> GuardianJWK {
         let primitives: _RSA.Signing.PublicKey.Primitives
         do {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Enrolling the agent with Guardian after reading its QR code (protocols-guardian.md §9.2).
+/// Enrolling the agent with Guardian after reading its QR code (protocols.md §10.2).
 public enum GuardianEnrollment {
     /// `push_credentials.service` for FCM tokens, the relay's among them (the relay speaks FCM's send API).
     public static let pushService = "GCM"

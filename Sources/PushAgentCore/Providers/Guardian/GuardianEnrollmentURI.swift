@@ -1,6 +1,6 @@
 import Foundation
 
-/// An Auth0 Guardian enrollment QR code (protocols-guardian.md §9.1): a TOTP Key URI that also carries the
+/// An Auth0 Guardian enrollment QR code (protocols.md §10.1): a TOTP Key URI that also carries the
 /// enrollment ticket and the Guardian service URL.
 /// `otpauth://totp/Tenant:user?secret=…&enrollment_tx_id=…&issuer=Tenant&id=dev_…&base_url=https%3A%2F%2F…`
 /// `&algorithm=sha1&digits=6&counter=0&period=30`
@@ -33,20 +33,18 @@ public struct GuardianEnrollmentURI: Sendable, Equatable {
         try GuardianEnrollmentURI(EnrollmentURIParts(uri))
     }
 
-    /// Whether a URI is Guardian's rather than a plain TOTP one: the same scheme and host, told apart only by the
-    /// Guardian parameters. One of the two is enough to claim it, so a QR code missing the other gets an error
-    /// naming it instead of "not a push enrollment".
-    static func recognises(_ parts: EnrollmentURIParts) -> Bool {
-        parts.scheme == "otpauth" && parts.host == "totp"
-            && (parts.query["enrollment_tx_id"] != nil || parts.query["base_url"] != nil)
-    }
+    /// What tells a Guardian QR code from a plain TOTP one (same scheme and host). One of the two is enough to claim
+    /// it, so a QR code missing the other gets an error naming it instead of "not a push enrollment".
+    static let distinguishingParameters = ["enrollment_tx_id", "base_url"]
 
     init(_ parts: EnrollmentURIParts) throws(EnrollmentURIError) {
         guard parts.scheme == "otpauth" else {
             throw .wrongProvider(provider: "Guardian", scheme: parts.scheme, expected: "otpauth://totp")
         }
         guard parts.host == "totp" else { throw .badHost(scheme: "otpauth", host: parts.host, expected: "'totp'") }
-        guard Self.recognises(parts) else { throw .notPushEnrollment("otpauth://totp") }
+        guard Self.distinguishingParameters.contains(where: { parts.query[$0] != nil }) else {
+            throw .notPushEnrollment("otpauth://totp")
+        }
         let p = EnrollmentParameters(scheme: "otpauth://totp", query: parts.query)
         (issuer, accountName) = try p.identity(label: parts.label, issuer: p.optional("issuer"))
         enrollmentTransactionId = try p.required("enrollment_tx_id", "enrollment ticket")
@@ -64,7 +62,7 @@ public struct GuardianEnrollmentURI: Sendable, Equatable {
         totp = try p.optional("secret").map { _ throws(EnrollmentURIError) in try p.totp(secret: p.oathSecret()) }
     }
 
-    /// The device API base the account talks to (`/appliance-mfa` rule, §9.1).
+    /// The device API base the account talks to (`/appliance-mfa` rule, §10.1).
     public var apiBaseURL: String {
         // `init` checked `base_url` with the same rules `resolve` applies.
         GuardianAPIBase.resolve(baseURL) ?? baseURL
@@ -73,15 +71,10 @@ public struct GuardianEnrollmentURI: Sendable, Equatable {
     /// What enrolling would set up (`pushctl enroll --dry-run`); never the ticket or the secret.
     public var summary: [String: String] {
         [
-            "provider": "Auth0 Guardian", "issuer": issuer, "account": accountName, "base_url": baseURL,
+            "issuer": issuer, "account": accountName, "base_url": baseURL,
             "enrollment_url": GuardianAPIBase.endpoint(apiBaseURL, "enroll"),
-            "totp": totp.map(Self.describe) ?? "no",
+            "totp": totp?.summary ?? "no",
         ]
-    }
-
-    /// As the other providers' summaries say it: "6 digits every 30 s (SHA1)".
-    private static func describe(_ totp: TOTPParameters) -> String {
-        "\(totp.digits) digits every \(totp.period) s (\(totp.algorithm.rawValue.uppercased()))"
     }
 
     /// The URI as Guardian puts it in its QR code (for pushsim and round trips).

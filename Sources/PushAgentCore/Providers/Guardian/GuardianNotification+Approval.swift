@@ -1,15 +1,13 @@
 import Foundation
 
 extension GuardianNotification {
-    /// The normalized approval. `issuer` and `accountName` come from the enrolled account. `provider` is the
-    /// registry's Guardian entry: the base commit's `Provider` is a closed enum without one, so the caller names it
-    /// (the one place the registry connects to this folder).
-    public func approvalDraft(provider: Provider, accountId: String, issuer: String, accountName: String) throws
+    /// The normalized approval. `issuer` and `accountName` come from the enrolled account.
+    public func approvalDraft(accountId: String, issuer: String, accountName: String) throws
         -> ApprovalDraft {
         let context = ApprovalContext(app: issuer, user: accountName, location: locationText, userAgent: userAgentText,
                                       raw: rawContext)
         return ApprovalDraft(
-            provider: provider, accountId: accountId, kind: .prompt, numbers: nil, title: "Sign-in to \(issuer)",
+            provider: .guardian, accountId: accountId, kind: .prompt, numbers: nil, title: "Sign-in to \(issuer)",
             // Guardian pushes are unsigned: anyone who can send to this device's token can write them.
             message: "Did you try to sign in as \(accountName)? The browser, system and place are as the push "
                 + "states them; Guardian pushes are not signed.",

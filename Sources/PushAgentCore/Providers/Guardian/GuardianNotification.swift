@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// A Guardian push as the agent keeps it (protocols-guardian.md §9.3): what is shown, and what answering it
+/// A Guardian push as the agent keeps it (protocols.md §10.3): what is shown, and what answering it
 /// needs. Kept as the approval's answer context. Nothing in it is signed: Guardian pushes carry no signature.
 public struct GuardianNotification: Codable, Sendable, Equatable {
     /// `dai`: the enrollment (device account) the push is for.
@@ -12,7 +12,7 @@ public struct GuardianNotification: Codable, Sendable, Equatable {
     public var challenge: String
     /// `d`: when the sign-in started.
     public var startedAt: Date
-    /// The agent's bound, not the push's: Guardian pushes name no expiry (§9.6).
+    /// The agent's bound, not the push's: Guardian pushes name no expiry (§10.6).
     public var expiresAt: Date
     /// `sh`: the host the push says it comes from; shown only, never where the answer goes.
     public var hostname: String

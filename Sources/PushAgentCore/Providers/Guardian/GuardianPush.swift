@@ -1,6 +1,6 @@
 import Foundation
 
-/// Reading a Guardian push: FCM delivers a flat string map (protocols-guardian.md §9.3) whose `s` and `l` are
+/// Reading a Guardian push: FCM delivers a flat string map (protocols.md §10.3) whose `s` and `l` are
 /// JSON objects written as strings. Nothing is signed, so everything read here is only as true as the push says.
 public enum GuardianPush {
     /// Whether a push is Guardian's: a transaction token and the enrollment it is for. No other dialect uses
@@ -8,7 +8,7 @@ public enum GuardianPush {
     public static func claims(_ data: [String: String]) -> Bool { data["txtkn"] != nil && data["dai"] != nil }
 
     /// How long a push is answerable after its sign-in started: Guardian's pushes name no expiry and the SDKs
-    /// keep none, so this is the agent's own bound (§9.6). An earlier `exp` in a JWT-shaped `txtkn` wins.
+    /// keep none, so this is the agent's own bound (§10.6). An earlier `exp` in a JWT-shaped `txtkn` wins.
     public static let answerWindow: TimeInterval = 5 * 60
     /// Identifiers and tokens longer than this are not what Guardian sends; refusing them keeps the store small.
     static let maximumFieldLength = 4096

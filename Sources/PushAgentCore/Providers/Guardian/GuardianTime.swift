@@ -1,6 +1,6 @@
 import Foundation
 
-/// Times in a Guardian push (protocols-guardian.md §9.3, §9.6).
+/// Times in a Guardian push (protocols.md §10.3, §10.6).
 enum GuardianTime {
     /// `d`: Android reads `yyyy-MM-dd'T'HH:mm:ss.SSS'Z'` in UTC, iOS the same with any zone offset; both forms are
     /// read here, with or without the fraction, within `WireTime`'s years.

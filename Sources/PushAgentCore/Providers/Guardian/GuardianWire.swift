@@ -1,6 +1,6 @@
 import Foundation
 
-/// The JSON exchanged with Guardian's device API (protocols-guardian.md §9.2–9.5), shared by the agent and the
+/// The JSON exchanged with Guardian's device API (protocols.md §10.2–9.5), shared by the agent and the
 /// server side (pushsim).
 
 /// `push_credentials`: where Guardian sends pushes. `GCM` for FCM tokens (Android), `APNS` for Apple's.

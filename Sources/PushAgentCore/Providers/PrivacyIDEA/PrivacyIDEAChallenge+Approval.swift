@@ -2,9 +2,11 @@ import Foundation
 
 extension PrivacyIDEAChallenge {
     /// The normalized approval: a presence challenge asks for the option shown at sign-in, anything else is a prompt.
-    public func approvalDraft(accountId: String, accountName: String) throws -> ApprovalDraft {
+    /// `provider` is the account's: a fork speaking this dialect (eduMFA) is a provider of its own.
+    public func approvalDraft(provider: Provider = .privacyidea, accountId: String, accountName: String) throws
+        -> ApprovalDraft {
         ApprovalDraft(
-            provider: .privacyidea, accountId: accountId, kind: presenceOptions == nil ? .prompt : .number,
+            provider: provider, accountId: accountId, kind: presenceOptions == nil ? .prompt : .number,
             numbers: presenceOptions, title: title, message: question,
             context: ApprovalContext(user: accountName, raw: .object(["serial": .string(serial), "url": .string(url)])),
             requestedAt: receivedAt, expiresAt: expiresAt, dedupeKey: nonce, answerContext: try answerContext())

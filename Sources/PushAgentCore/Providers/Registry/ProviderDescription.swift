@@ -45,26 +45,29 @@ public struct ProviderDescription: Sendable {
 }
 
 /// One kind of enrollment URI a provider reads: its scheme, its type (the authority) when the scheme is shared, and
-/// what must be in it to be this provider's (an `otpauth://totp` that carries `enrollment_tx_id` is Auth0 Guardian's).
+/// which parameters make it this provider's when one of them is there (an `otpauth://totp` with `enrollment_tx_id`
+/// or `base_url` is Auth0 Guardian's, one with neither a plain TOTP URI).
 public struct EnrollmentForm: Sendable {
     public let scheme: String
     public let host: String?
-    public let requiredParameter: String?
+    public let distinguishingParameters: [String]
     let read: @Sendable (EnrollmentURIParts) throws(EnrollmentURIError) -> any ProviderEnrollmentURI
 
-    init(scheme: String, host: String? = nil, requiredParameter: String? = nil,
+    init(scheme: String, host: String? = nil, distinguishingParameters: [String] = [],
          read: @escaping @Sendable (EnrollmentURIParts) throws(EnrollmentURIError) -> any ProviderEnrollmentURI) {
         self.scheme = scheme
         self.host = host
-        self.requiredParameter = requiredParameter
+        self.distinguishingParameters = distinguishingParameters
         self.read = read
     }
 
-    /// As messages name it: `pushauth://`, `otpauth://push`.
-    public var label: String { "\(scheme)://\(host ?? "")" }
+    /// As messages name it: `pushauth://`, `otpauth://push`, `otpauth://totp with enrollment_tx_id`.
+    public var label: String {
+        "\(scheme)://\(host ?? "")" + (distinguishingParameters.first.map { " with \($0)" } ?? "")
+    }
 
     func matches(_ parts: EnrollmentURIParts) -> Bool {
         parts.scheme == scheme && (host.map { $0 == parts.host } ?? true)
-            && (requiredParameter.map { parts.query[$0] != nil } ?? true)
+            && (distinguishingParameters.isEmpty || distinguishingParameters.contains { parts.query[$0] != nil })
     }
 }

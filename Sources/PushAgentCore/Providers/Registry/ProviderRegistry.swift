@@ -8,6 +8,7 @@ public enum ProviderRegistry {
         PlusAuthProvider.description,
         PrivacyIDEAProvider.description,
         EduMFAProvider.description,
+        GuardianProvider.description,
     ]
 
     public static subscript(provider: Provider) -> ProviderDescription? {

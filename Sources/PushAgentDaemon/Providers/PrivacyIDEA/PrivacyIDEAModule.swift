@@ -47,7 +47,7 @@ struct PrivacyIDEADialectModule<Family: PrivacyIDEAFamily>: ProviderModule {
         do { serverKey = try Self.credentials(of: stored).serverKey() }
         catch { throw PushRejection(.malformed, "stored credentials of \(stored.account.id) are unreadable") }
         let challenge = try PrivacyIDEAPush.verify(data, serverKey: serverKey, receivedAt: receivedAt)
-        do { return .approval(try challenge.approvalDraft(accountId: stored.account.id, accountName: stored.account.name)) }
+        do { return .approval(try challenge.approvalDraft(provider: provider, accountId: stored.account.id, accountName: stored.account.name)) }
         catch { throw PushRejection(.malformed, "\(error)") }
     }
 
