@@ -54,6 +54,7 @@ let package = Package(
 
         // Pure logic: models, router, provider decoding/verification/answers, OTP, URI parsing. No I/O.
         .target(name: "PushAgentCore", dependencies: [
+            "RelayWire",
             .product(name: "JWTKit", package: "jwt-kit"),
             .product(name: "Crypto", package: "swift-crypto"),
             // RSA keys for PlusAuth's RS256 (jwt-kit builds on the same module), and their PKCS#1 DER for JWK export.

@@ -1,4 +1,5 @@
 import Foundation
+import RelayWire
 
 /// Reads a UTF-8 JSON document (RFC 8259) into `JSONValue`, and notes the first name an object repeats
 /// (`{"a": "1", "a": "2"}`), which Google's JSON parsers refuse and so does the relay: which value counts would

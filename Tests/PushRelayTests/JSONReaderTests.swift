@@ -1,5 +1,6 @@
 import ClusterHarness
 import Foundation
+import RelayWire
 import Testing
 @testable import PushRelay
 

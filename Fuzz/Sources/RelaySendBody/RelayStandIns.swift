@@ -1,6 +1,6 @@
 import RelayWire
 
-// FCMSendRequest.swift, JSONReader.swift, JSONValue.swift and JSONText.swift are the relay's own files (symlinked).
+// FCMSendRequest.swift, JSONReader.swift and JSONText.swift are the relay's own files (symlinked).
 // The two types below are the rest of what FCMSendRequest.swift needs besides RelayWire; their real homes,
 // RelayErrors.swift and Store/RelayStorage.swift, are in a module that imports SwiftNIO and GRDB, which would make the
 // fuzz build several minutes longer. Same members as the real ones: if those change in a way FCMSendRequest.swift

@@ -1,1 +1,0 @@
-../../../Sources/PushRelay/JSONValue.swift
