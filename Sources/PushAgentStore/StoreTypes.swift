@@ -55,17 +55,23 @@ public struct StoredApproval: Sendable {
 }
 
 /// Where a message came from. Relay messages are keyed by the relay's id and advance the relay cursor; messages a
-/// provider returned to a poll (privacyIDEA) are keyed by the provider's own id and leave the cursor alone.
+/// provider returned to a poll (privacyIDEA) are keyed by the provider's own id, and FCM's by Google's persistent id;
+/// neither moves the cursor.
 public enum MessageSource: Sendable, Equatable {
     case relay(id: String, seq: Int64)
     /// `key` names the message within its provider, e.g. `privacyidea:<nonce>`.
     case poll(key: String)
+    /// A data message from Google's MCS, by its persistent id (unique per registration, which Google names).
+    case fcm(persistentID: String)
 
     /// The `processed_message` key: relay ids as they are, polled messages under `poll:` (relay ids never have it).
     var processedKey: String {
         switch self {
         case .relay(let id, _): id
         case .poll(let key): "poll:" + key
+        // Stored as it was when FCM messages were recorded as polled, so that one committed before an upgrade is still
+        // known after it.
+        case .fcm(let persistentID): "poll:fcm:" + persistentID
         }
     }
 
@@ -73,7 +79,7 @@ public enum MessageSource: Sendable, Equatable {
     var seq: Int64 {
         switch self {
         case .relay(_, let seq): seq
-        case .poll: 0
+        case .poll, .fcm: 0
         }
     }
 }

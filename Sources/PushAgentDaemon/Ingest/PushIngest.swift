@@ -58,6 +58,8 @@ struct PushIngest: Sendable {
             case .poll:
                 // Every poll returns the open challenges again until they are answered: not worth a log line.
                 break
+            case .fcm(let persistentID):
+                logger.info("FCM message \(persistentID) already processed; acknowledged again", metadata: Self.metadata(source))
             }
             return nil
         }
@@ -152,6 +154,7 @@ struct PushIngest: Sendable {
         switch source {
         case .relay(let id, _): ["relay_message_id": "\(id)"]
         case .poll(let key): ["polled_message": "\(key)"]
+        case .fcm(let persistentID): ["fcm_persistent_id": "\(persistentID)"]
         }
     }
 
