@@ -45,7 +45,7 @@ struct PushBench: AsyncParsableCommand {
                     try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
                 }
             }
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             _ = try await cluster.client.enroll(uri: try await sim.enrollURI(), fcmApp: fcm == nil ? nil : "default")
             let idle = try await IdleCost.measure(pid: cluster.daemon!.pid, seconds: idleSeconds)
             let created = try await CreatedCounter(client: cluster.client)
@@ -57,7 +57,7 @@ struct PushBench: AsyncParsableCommand {
             for _ in 0..<latencyPushes {
                 let target = created.count + 1
                 let start = MonotonicTime.nanoseconds()
-                let push = try await sim.push(message: "sign-in \(target)")
+                let push = try await sim.push(.init(message: "sign-in \(target)"))
                 sends.append(milliseconds(from: start, to: MonotonicTime.nanoseconds()))
                 let seen = try await created.arrival(of: target)
                 latencies.append(milliseconds(from: start, to: seen))
@@ -74,7 +74,7 @@ struct PushBench: AsyncParsableCommand {
                 let perWorker = throughputPushes / concurrency
                 for worker in 0..<concurrency {
                     group.addTask {
-                        for push in 0..<perWorker { _ = try await sim.push(message: "sign-in \(worker)-\(push)") }
+                        for push in 0..<perWorker { _ = try await sim.push(.init(message: "sign-in \(worker)-\(push)")) }
                     }
                 }
                 try await group.waitForAll()

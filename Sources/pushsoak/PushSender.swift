@@ -1,11 +1,12 @@
 import ClusterHarness
 import Foundation
+import PushSim
 import Synchronization
 
 /// Sends pushes through pushsim (which signs them as the IdP and sends them to the relay) at a steady rate, and
 /// records what the relay's answer, as pushsim reports it, says about each.
 struct PushSender: Sendable {
-    let sim: SimClient
+    let sim: SimAdminClient
     let ledger: PushLedger
     let random: SoakRandom
     let total: Int
@@ -46,13 +47,13 @@ struct PushSender: Sendable {
             switch dialect {
             case .forgerock:
                 let type = ["default", "challenge", "biometric"][variant % 3]
-                let push = try await sim.push(type: type, ttl: Self.ttlSeconds, message: marker)
+                let push = try await sim.push(.init(type: type, ttl: Self.ttlSeconds, message: marker))
                 return SentPush(marker: marker, dialect: dialect, outcome: .accepted, providerId: push.messageId,
                                 correctNumber: push.correctNumber, needsUserVerification: type == "biometric",
                                 sampled: sampled, failure: nil)
             case .plusauth:
                 let type = ["prompt", "code"][variant % 2]
-                let push = try await sim.plusAuth.push(type: type, ttl: Self.ttlSeconds, application: marker)
+                let push = try await sim.plusAuthPush(.init(type: type, ttl: Self.ttlSeconds, application: marker))
                 return SentPush(marker: marker, dialect: dialect, outcome: .accepted, providerId: push.pushId,
                                 correctNumber: push.correctValue, needsUserVerification: false, sampled: sampled,
                                 failure: nil)

@@ -2,6 +2,7 @@ import ArgumentParser
 import ClusterHarness
 import ControlWire
 import Foundation
+import PushSim
 import Synchronization
 
 /// Pushes through the real relay and daemon while both are killed and the link between them misbehaves, then checks
@@ -89,9 +90,9 @@ struct PushSoak: AsyncParsableCommand {
                 try await cluster.client.status().pushSources?.first { $0.name == "fcm" }?.state == "connected"
             }
         }
-        let sim = SimClient(baseURL: cluster.simURL)
-        _ = try await cluster.client.enroll(uri: try await sim.enrollURI(account: "soak-forgerock"), fcmApp: fcmApp)
-        _ = try await cluster.client.enroll(uri: try await sim.plusAuth.enrollURI(account: "soak-plusauth"), fcmApp: fcmApp)
+        let sim = SimAdminClient(baseURL: cluster.simURL)
+        _ = try await cluster.client.enroll(uri: try await sim.enrollURI(.init(account: "soak-forgerock")), fcmApp: fcmApp)
+        _ = try await cluster.client.enroll(uri: try await sim.plusAuthEnrollURI(.init(account: "soak-plusauth")), fcmApp: fcmApp)
 
         let ledger = PushLedger()
         let sender = PushSender(sim: sim, ledger: ledger, random: random, total: pushes, rate: rate, sampleRate: approveShare)

@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 
 /// The calm after the storm: no more kills or faults; waits until the daemon has everything the relay still holds
 /// and every sampled approval is answered, then collects what the daemon and the provider recorded.
@@ -64,12 +65,12 @@ struct Settling {
 
     /// Every answer pushsim's AM and PlusAuth endpoints received.
     private func providerAnswers() async throws -> [ProviderAnswer] {
-        let sim = SimClient(baseURL: cluster.simURL)
+        let sim = SimAdminClient(baseURL: cluster.simURL)
         let forgeRock = try await sim.answers().map {
-            ProviderAnswer(providerId: $0.messageId, accepted: $0.outcome == "approved" && $0.error == nil && $0.verified)
+            ProviderAnswer(providerId: $0.messageId, accepted: $0.outcome == .approved && $0.error == nil && $0.verified)
         }
-        let plusAuth = try await sim.plusAuth.answers().map {
-            ProviderAnswer(providerId: $0.pushId ?? "", accepted: $0.outcome == "approved" && $0.error == nil && $0.verified)
+        let plusAuth = try await sim.plusAuthAnswers().map {
+            ProviderAnswer(providerId: $0.pushId ?? "", accepted: $0.outcome == .approved && $0.error == nil && $0.verified)
         }
         return forgeRock + plusAuth
     }

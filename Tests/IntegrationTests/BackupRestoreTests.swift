@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// `pushctl backup` on one daemon, `pushctl restore` on a fresh one (its own state and push token), with real
@@ -16,10 +17,10 @@ struct BackupRestoreTests {
     @Test func aBackupRestoredIntoAFreshDaemonApprovesAPushEndToEnd() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice", totp: true)]).status == 0)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(.init(account: "alice", totp: true))]).status == 0)
             let bob = try await enrollBoundPlusAuthAccount(cluster, sim)
-            #expect(try await cluster.pushctl(["enroll", try await sim.plusAuth.enrollURI(account: "carol")]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.plusAuthEnrollURI(.init(account: "carol"))]).status == 0)
             let before = try await cluster.client.accounts()
             let oldToken = try await cluster.client.status().pushToken
             let file = cluster.directory + "/accounts.backup"
@@ -58,7 +59,7 @@ struct BackupRestoreTests {
             try await eventually("ForgeRock (pushsim's AM) is told the new machine's push token") {
                 try await sim.deviceTokens()["alice"] == newToken
             }
-            let push = try await sim.push(message: "after the restore", account: "alice")
+            let push = try await sim.push(.init(account: "alice", message: "after the restore"))
             try await eventually("the push reaches the new daemon") {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "after the restore" }
             }
@@ -66,7 +67,7 @@ struct BackupRestoreTests {
             let approve = try await cluster.pushctl(["approve", approval.id])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             let answer = try await sim.answer(to: push.messageId)
-            #expect(answer.outcome == "approved" && answer.verified)
+            #expect(answer.outcome == .approved && answer.verified)
             let alice = try #require(restored.first { $0.provider == .forgerock })
             #expect(try await cluster.pushctl(["code", alice.id]).status == 0, "the TOTP secret came along")
 
@@ -83,8 +84,8 @@ struct BackupRestoreTests {
     func aNonOperatorMayNeitherBackUpNorRestore() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")]).status == 0)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(.init(account: "alice"))]).status == 0)
             let file = cluster.directory + "/accounts.backup"
             #expect(try await cluster.pushctl(["backup", "-o", file, "--passphrase-fd", "0"], input: Self.passphrase + "\n").status == 0)
             _ = try await cluster.pushctl(["remove", try #require(try await cluster.client.accounts().first).id])
@@ -105,9 +106,9 @@ struct BackupRestoreTests {
     }
 
     /// A PlusAuth account whose tenant asked for binding (bind_sim) in a verified push.
-    private func enrollBoundPlusAuthAccount(_ cluster: Cluster, _ sim: SimClient) async throws -> Account {
-        #expect(try await cluster.pushctl(["enroll", try await sim.plusAuth.enrollURI(account: "bob")]).status == 0)
-        _ = try await sim.plusAuth.push(type: "prompt", bindSim: true)
+    private func enrollBoundPlusAuthAccount(_ cluster: Cluster, _ sim: SimAdminClient) async throws -> Account {
+        #expect(try await cluster.pushctl(["enroll", try await sim.plusAuthEnrollURI(.init(account: "bob"))]).status == 0)
+        _ = try await sim.plusAuthPush(.init(type: "prompt", bindSim: true))
         try await eventually("the bound push arrives") {
             try await cluster.client.approvals(state: .pending).contains { $0.provider == .plusauth }
         }

@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// pushctl notify against a real desktop: Xvfb, a private session bus and dunst (DesktopSession), with the relay,
@@ -10,11 +11,11 @@ import Testing
        .enabled(if: DesktopSession.missingPrograms.isEmpty, "needs \(DesktopSession.missingPrograms) (make deps installs them)"))
 struct DesktopNotifyTests {
     static func withDesktop(daemonSettings: [String: String] = [:],
-                            _ body: (Cluster, SimClient, DesktopSession, ManagedProcess) async throws -> Void) async throws {
+                            _ body: (Cluster, SimAdminClient, DesktopSession, ManagedProcess) async throws -> Void) async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon(extraEnvironment: daemonSettings)
-            let sim = SimClient(baseURL: cluster.simURL)
-            let enroll = try await cluster.pushctl(["enroll", "-"], input: try await sim.enrollURI(account: "alice"))
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            let enroll = try await cluster.pushctl(["enroll", "-"], input: try await sim.enrollURI(.init(account: "alice")))
             #expect(enroll.status == 0, "enroll: \(enroll.stderr)")
             let desktop = try await DesktopSession.start(directory: cluster.directory + "/desktop")
             let notifier = try ManagedProcess(name: "pushctl notify", executable: Binaries.path("pushctl"),
@@ -46,7 +47,7 @@ struct DesktopNotifyTests {
 
     @Test func aNumberChallengeIsANotificationWhoseNumberButtonApproves() async throws {
         try await Self.withDesktop { cluster, sim, desktop, _ in
-            let push = try await sim.push(type: "challenge", message: "Sign in to the wiki from Firefox on Linux?")
+            let push = try await sim.push(.init(type: "challenge", message: "Sign in to the wiki from Firefox on Linux?"))
             let shown = try await Self.notification(desktop, "Sign in to the wiki from Firefox on Linux?")
             let numbers = try #require(push.numbers)
             #expect(shown.appName == "pushagent" && shown.summary.contains("PushSim"))
@@ -57,7 +58,7 @@ struct DesktopNotifyTests {
 
             try await desktop.pressButton(try #require(push.correctNumber), onNotification: try #require(shown.id))
             let answer = try await sim.answer(to: push.messageId)
-            #expect(answer.outcome == "approved" && answer.verified && answer.number == push.correctNumber)
+            #expect(answer.outcome == .approved && answer.verified && answer.number == push.correctNumber)
             try await eventually("the notification is withdrawn") { desktop.closedIds().contains(shown.id!) }
             try await eventually("the result is shown") { desktop.notifications().contains { $0.summary == "Sign-in approved" } }
         }
@@ -65,7 +66,7 @@ struct DesktopNotifyTests {
 
     @Test func anApprovalAnsweredElsewhereClosesItsNotificationAndNothingShowsTwice() async throws {
         try await Self.withDesktop { cluster, sim, desktop, notifier in
-            _ = try await sim.push(message: "Deny me from the terminal")
+            _ = try await sim.push(.init(message: "Deny me from the terminal"))
             let shown = try await Self.notification(desktop, "Deny me from the terminal")
             #expect(shown.actionKeys == ["approve", "deny"])
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)
@@ -73,14 +74,14 @@ struct DesktopNotifyTests {
             try await eventually("the notification is withdrawn") { desktop.closedIds().contains(shown.id!) }
             try await eventually("the result is shown") { desktop.notifications().contains { $0.summary == "Sign-in denied" } }
 
-            _ = try await sim.push(message: "Still pending across a restart")
+            _ = try await sim.push(.init(message: "Still pending across a restart"))
             _ = try await Self.notification(desktop, "Still pending across a restart")
             await cluster.daemon?.stop()
-            _ = try await sim.push(message: "Sent while the daemon was down")
+            _ = try await sim.push(.init(message: "Sent while the daemon was down"))
             try await cluster.startDaemon()
             _ = try await Self.notification(desktop, "Sent while the daemon was down")
             try await eventually("the notifier says it is back") { notifier.text.contains("pushagentd: reconnected;") }
-            _ = try await sim.push(message: "After the restart")
+            _ = try await sim.push(.init(message: "After the restart"))
             _ = try await Self.notification(desktop, "After the restart")
             for message in ["Still pending across a restart", "Sent while the daemon was down", "After the restart"] {
                 #expect(desktop.notifications().filter { $0.body.hasPrefix(message) }.count == 1, "\(message): shown once")
@@ -90,7 +91,7 @@ struct DesktopNotifyTests {
 
     @Test func afterTheSessionBusRestartsThePendingApprovalIsShownAgainAndAnswerable() async throws {
         try await Self.withDesktop { _, sim, desktop, notifier in
-            let push = try await sim.push(message: "Pending while the bus restarts")
+            let push = try await sim.push(.init(message: "Pending while the bus restarts"))
             _ = try await Self.notification(desktop, "Pending while the bus restarts")
             try await desktop.restartBus()
             var again: SeenNotification?
@@ -100,17 +101,17 @@ struct DesktopNotifyTests {
             }
             #expect(notifier.text.components(separatedBy: "connected to the notification server").count >= 3)
             try await desktop.pressButton("Approve", onNotification: try #require(again?.id))
-            #expect(try await sim.answer(to: push.messageId).outcome == "approved")
+            #expect(try await sim.answer(to: push.messageId).outcome == .approved)
         }
     }
 
     @Test func aPromptsApproveButtonApprovesAtTheProvider() async throws {
         try await Self.withDesktop { _, sim, desktop, notifier in
-            let push = try await sim.push(message: "Approve me from the desktop")
+            let push = try await sim.push(.init(message: "Approve me from the desktop"))
             let shown = try await Self.notification(desktop, "Approve me from the desktop")
             try await desktop.pressButton("Approve", onNotification: try #require(shown.id))
             let answer = try await sim.answer(to: push.messageId)
-            #expect(answer.outcome == "approved" && answer.verified)
+            #expect(answer.outcome == .approved && answer.verified)
             try await eventually("the notifier logs the answer") { notifier.text.contains("approved from the notification") }
         }
     }
@@ -129,11 +130,11 @@ struct DesktopNotifyTests {
             // cannot pass for closing the right one.
             try await desktop.useUpIds(10)
             for message in messages.prefix(2) {
-                _ = try await sim.push(message: message)
+                _ = try await sim.push(.init(message: message))
                 _ = try await Self.notification(desktop, message)
             }
             try await desktop.restartServer {
-                _ = try await sim.push(message: messages[2])
+                _ = try await sim.push(.init(message: messages[2]))
                 try await eventually("the notifier tried to show it") { notifier.text.contains("cannot show approval") }
             }
             try await eventually("the new server shows all three", timeout: .seconds(20)) {
@@ -160,8 +161,8 @@ struct DesktopNotifyTests {
     /// merged them, closing the number challenge's notification ("expired"), never shown again.
     @Test func twoLookAlikeSignInsStayTwoNotifications() async throws {
         try await Self.withDesktop { _, sim, desktop, _ in
-            _ = try await sim.push(type: "challenge", message: "Sign in to the mail")
-            _ = try await sim.push(message: "Sign in to the mail")
+            _ = try await sim.push(.init(type: "challenge", message: "Sign in to the mail"))
+            _ = try await sim.push(.init(message: "Sign in to the mail"))
             try await eventually("both are shown") { Self.shown(desktop, "Sign in to the mail").count == 2 }
             try await eventually("the server shows two") { try await desktop.displayedCount() == 2 }
             try await Task.sleep(for: .seconds(1))
@@ -172,7 +173,7 @@ struct DesktopNotifyTests {
 
     @Test func aNotificationClosedByAnotherProgramComesBackButOneTheUserDismissesDoesNot() async throws {
         try await Self.withDesktop { cluster, sim, desktop, _ in
-            _ = try await sim.push(message: "Closed behind the user's back")
+            _ = try await sim.push(.init(message: "Closed behind the user's back"))
             let shown = try await Self.notification(desktop, "Closed behind the user's back")
             try await desktop.closeFromAnotherClient(try #require(shown.id))
             try await eventually("it is shown again") { Self.shown(desktop, "Closed behind the user's back").count == 2 }
@@ -187,9 +188,9 @@ struct DesktopNotifyTests {
 
     @Test func aLookAlikePushReplacesTheOlderNotificationWithoutSayingDenied() async throws {
         try await Self.withDesktop(daemonSettings: ["PUSHAGENT_COLLAPSE_SIMILAR_PENDING": "true"]) { _, sim, desktop, _ in
-            _ = try await sim.push(message: "Sent twice by an impatient user")
+            _ = try await sim.push(.init(message: "Sent twice by an impatient user"))
             let older = try await Self.notification(desktop, "Sent twice by an impatient user")
-            _ = try await sim.push(message: "Sent twice by an impatient user")
+            _ = try await sim.push(.init(message: "Sent twice by an impatient user"))
             try await eventually("the newer is shown") { Self.shown(desktop, "Sent twice by an impatient user").count == 2 }
             try await eventually("the older is withdrawn") { desktop.closedIds().contains(try #require(older.id)) }
             try await Task.sleep(for: .seconds(1))
@@ -200,7 +201,7 @@ struct DesktopNotifyTests {
 
     @Test func stoppingTheNotifierClosesItsNotificationsAndStartingItShowsThemAgain() async throws {
         try await Self.withDesktop { cluster, sim, desktop, notifier in
-            _ = try await sim.push(message: "Waiting while notify restarts")
+            _ = try await sim.push(.init(message: "Waiting while notify restarts"))
             let shown = try await Self.notification(desktop, "Waiting while notify restarts")
             notifier.signal(SIGTERM)
             let exit = try await notifier.waitForExit()

@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// Both encodings a data stanza comes in reach the agent: `aes128gcm` marked as Chromium's GCM encryption provider
@@ -17,9 +18,9 @@ struct FCMEncodingTests {
     @Test func anAes128gcmPushFromTheEmulatorIsApprovedEndToEnd() async throws {
         try await FCMEndToEndTests.withFCMCluster { cluster, emulator in
             #expect(try await emulator.useContentCoding("aes128gcm").status == 200)
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
-            _ = try await sim.push(message: "Sealed as aes128gcm")
+            _ = try await sim.push(.init(message: "Sealed as aes128gcm"))
             var pending: Approval?
             try await eventually("the aes128gcm push is pending") {
                 pending = try await cluster.client.approvals(state: .pending).first { $0.message == "Sealed as aes128gcm" }

@@ -1,6 +1,7 @@
 import ClusterHarness
 import ControlWire
 import PushAgentCore
+import PushSim
 import Foundation
 import Testing
 
@@ -36,11 +37,11 @@ struct FCMEndToEndTests {
     }
 
     /// Enrolls a ForgeRock account on FCM app `app`, sends it a push and waits for the approval it makes.
-    static func enrollAndPush(_ cluster: Cluster, _ sim: SimClient, app: String, message: String) async throws
-        -> (SimClient.Push, Approval) {
+    static func enrollAndPush(_ cluster: Cluster, _ sim: SimAdminClient, app: String, message: String) async throws
+        -> (SimAdminAPI.PushResponse, Approval) {
         let enroll = try await cluster.pushctl(["enroll", "--fcm-app", app, try await sim.enrollURI()])
         #expect(enroll.status == 0, "\(enroll.stderr)")
-        let push = try await sim.push(message: message)
+        let push = try await sim.push(.init(message: message))
         var pending: [Approval] = []
         try await eventually("the push arrived through FCM app \(app)") {
             pending = try await cluster.client.approvals(state: .pending)
@@ -74,16 +75,16 @@ struct FCMEndToEndTests {
             let byDefault = try await cluster.client.fcmCheck()
             #expect(byDefault.app == "default" && byDefault.token != tenant.token && byDefault.device != tenant.device)
 
-            let sim = SimClient(baseURL: cluster.simURL).plusAuth
-            let enroll = try await cluster.pushctl(["--json", "enroll", try await sim.enrollURI(account: "alice")])
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            let enroll = try await cluster.pushctl(["--json", "enroll", try await sim.plusAuthEnrollURI(.init(account: "alice"))])
             #expect(enroll.status == 0, "\(enroll.stderr)")
             let account = try ControlJSON.decoder().decode(Account.self, from: Data(enroll.stdout.utf8))
             #expect(account.fcmApp == "tenant", "PlusAuth's default app, with no --fcm-app")
-            #expect(try await sim.registrations().first?.deviceToken == tenant.token)
+            #expect(try await sim.plusAuthRegistrations().first?.deviceToken == tenant.token)
             let listed = try await cluster.pushctl(["accounts"])
             #expect(listed.stdout.contains("fcm (tenant)"), "\(listed.stdout)")
 
-            let push = try await sim.push(type: "code")
+            let push = try await sim.plusAuthPush(.init(type: "code"))
             var pending: [Approval] = []
             try await eventually("the push arrived through the tenant's app") {
                 pending = try await cluster.client.approvals(state: .pending)
@@ -91,12 +92,12 @@ struct FCMEndToEndTests {
             }
             let approve = try await cluster.pushctl(["approve", pending[0].id, "--number", try #require(push.correctValue)])
             #expect(approve.status == 0, "\(approve.stderr)")
-            #expect(try await sim.answer(to: push.pushId).outcome == "approved")
+            #expect(try await sim.plusAuthAnswer(to: push.pushId).outcome == .approved)
 
-            let unknown = try await cluster.pushctl(["enroll", "--fcm-app", "nosuch", try await sim.enrollURI(account: "bob")])
+            let unknown = try await cluster.pushctl(["enroll", "--fcm-app", "nosuch", try await sim.plusAuthEnrollURI(.init(account: "bob"))])
             #expect(unknown.status != 0 && unknown.stderr.contains("no FCM app 'nosuch'") && unknown.stderr.contains("default, tenant"),
                     "\(unknown.stderr)")
-            let relay = try await cluster.pushctl(["--json", "enroll", "--fcm-app", "none", try await sim.enrollURI(account: "carol")])
+            let relay = try await cluster.pushctl(["--json", "enroll", "--fcm-app", "none", try await sim.plusAuthEnrollURI(.init(account: "carol"))])
             #expect(relay.status == 0, "\(relay.stderr)")
             #expect(try ControlJSON.decoder().decode(Account.self, from: Data(relay.stdout.utf8)).fcmApp == nil)
         }
@@ -121,27 +122,27 @@ struct FCMEndToEndTests {
             let check = try await cluster.client.fcmCheck(app: "mobile")
             #expect(check.projectID == "example-mfa" && check.senderID == "123456789012")
 
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             let (push, pending) = try await Self.enrollAndPush(cluster, sim, app: "mobile",
                                                                message: "Sign in from the Android-only provider?")
             let approve = try await cluster.pushctl(["approve", pending.id])
             #expect(approve.status == 0, "\(approve.stderr)")
             try await eventually("AM got the answer") {
-                try await sim.answers().contains { $0.messageId == push.messageId && $0.outcome == "approved" && $0.verified }
+                try await sim.answers().contains { $0.messageId == push.messageId && $0.outcome == .approved && $0.verified }
             }
         }
     }
 
     @Test func aForgeRockPushSentThroughFCMIsApprovedAndTheAnswerReachesTheProvider() async throws {
         try await Self.withFCMCluster { cluster, emulator in
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             let (push, pending) = try await Self.enrollAndPush(cluster, sim, app: "default", message: "Sign in through Google?")
             #expect(pending.message == "Sign in through Google?")
             #expect(emulator.process.text.contains("fcm send:"), "it went through the emulator, not the relay")
             let approve = try await cluster.pushctl(["approve", pending.id])
             #expect(approve.status == 0, "\(approve.stderr)")
             try await eventually("AM got the answer") {
-                try await sim.answers().contains { $0.messageId == push.messageId && $0.outcome == "approved" && $0.verified }
+                try await sim.answers().contains { $0.messageId == push.messageId && $0.outcome == .approved && $0.verified }
             }
             try await eventually("the message was acknowledged over MCS once committed") {
                 emulator.process.text.split(separator: "\n").last { $0.hasPrefix("pushsim: fcm ack:") }?
@@ -156,7 +157,7 @@ struct FCMEndToEndTests {
             #expect(check.stdout.contains("token: \(registration.token)") && registration.projectID == FCMEmulatorProcess.projectID)
             let accounts = try await cluster.pushctl(["accounts"])
             #expect(accounts.stdout.contains("PUSHES VIA") && accounts.stdout.contains("fcm (default)"), "\(accounts.stdout)")
-            let bad = try await cluster.pushctl(["enroll", "--fcm-app", "other", try await sim.enrollURI(account: "bob")])
+            let bad = try await cluster.pushctl(["enroll", "--fcm-app", "other", try await sim.enrollURI(.init(account: "bob"))])
             #expect(bad.status != 0 && bad.stderr.contains("no FCM app 'other' in pushagentd.toml (its apps: default)"),
                     "\(bad.stderr)")
 
@@ -173,7 +174,7 @@ struct FCMEndToEndTests {
             try await eventually("AM was told the new FCM token") {
                 try await cluster.client.accounts().allSatisfy { !$0.needsTokenUpdate }
             }
-            let second = try await sim.push(message: "Still reachable?")
+            let second = try await sim.push(.init(message: "Still reachable?"))
             try await eventually("the next push arrived through the new registration") {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "Still reachable?" }
             }
@@ -186,12 +187,12 @@ struct FCMEndToEndTests {
     /// registration, and a message accepted while the agent was down arrives once.
     @Test func aRestartedEmulatorKeepsRegistrationsAndUnacknowledgedMessages() async throws {
         try await Self.withFCMCluster(emulatorKeepsState: true) { cluster, emulator in
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
             let token = try await cluster.client.fcmCheck().token
             cluster.daemon?.signal(SIGKILL)
             _ = try await cluster.daemon?.waitForExit()
-            _ = try await sim.push(message: "Sent while the agent was down")
+            _ = try await sim.push(.init(message: "Sent while the agent was down"))
             emulator.process.signal(SIGKILL)
             _ = try await emulator.process.waitForExit()
             let restarted = try await emulator.restarted()
@@ -208,13 +209,13 @@ struct FCMEndToEndTests {
 
     @Test func aPlusAuthNumberChallengeSentThroughFCMIsAnsweredWithItsNumber() async throws {
         try await Self.withFCMCluster { cluster, emulator in
-            let sim = SimClient(baseURL: cluster.simURL).plusAuth
-            let enroll = try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI(account: "alice")])
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            let enroll = try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.plusAuthEnrollURI(.init(account: "alice"))])
             #expect(enroll.status == 0, "\(enroll.stderr)")
-            let registration = try #require(try await sim.registrations().first)
+            let registration = try #require(try await sim.plusAuthRegistrations().first)
             #expect(registration.deviceToken != (try await cluster.client.status().pushToken), "the FCM token, not the relay's")
 
-            let push = try await sim.push(type: "code")
+            let push = try await sim.plusAuthPush(.init(type: "code"))
             var pending: [Approval] = []
             try await eventually("the number challenge arrived through FCM") {
                 pending = try await cluster.client.approvals(state: .pending)
@@ -223,16 +224,16 @@ struct FCMEndToEndTests {
             #expect(pending[0].provider == .plusauth && pending[0].numbers == push.values)
             let approve = try await cluster.pushctl(["approve", pending[0].id, "--number", try #require(push.correctValue)])
             #expect(approve.status == 0, "\(approve.stderr)")
-            let answer = try await sim.answer(to: push.pushId)
-            #expect(answer.outcome == "approved" && answer.verified)
+            let answer = try await sim.plusAuthAnswer(to: push.pushId)
+            #expect(answer.outcome == .approved && answer.verified)
         }
     }
 
     /// Hyphen learns the push token at sign-in: the account's FCM token, so Hyphen's push comes through Google.
     @Test func aHyphenAccountOnFCMSignsInAndApprovesThroughIt() async throws {
         try await Self.withFCMCluster { cluster, emulator in
-            let sim = HyphenSimClient(baseURL: cluster.simURL)
-            let user = try await sim.user(email: "alice@example.com", existingDevice: false)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            let user = try await sim.hyphenUser(.init(email: "alice@example.com", existingDevice: false))
             let enroll = try await cluster.pushctl(["--json", "enroll", "--fcm-app", "default", user.uri])
             #expect(enroll.status == 0, "\(enroll.stderr)")
             let account = try ControlJSON.decoder().decode(Account.self, from: Data(enroll.stdout.utf8))
@@ -240,7 +241,7 @@ struct FCMEndToEndTests {
             let signIn = try await cluster.pushctl(["hyphen", "signin", "--account", account.id, "--credential", user.credential])
             #expect(signIn.status == 0, "\(signIn.stderr)")
 
-            let id = try await sim.push()
+            let id = try await sim.hyphenPush().id
             var pending: [Approval] = []
             try await eventually("Hyphen's push arrived through FCM") {
                 pending = try await cluster.client.approvals(state: .pending)
@@ -249,7 +250,7 @@ struct FCMEndToEndTests {
             #expect(pending[0].provider == .hyphen)
             let approve = try await cluster.pushctl(["approve", pending[0].id])
             #expect(approve.status == 0, "\(approve.stderr)")
-            let answer = try await sim.answer(to: id)
+            let answer = try await sim.hyphenAnswer(to: id)
             #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
         }
     }
@@ -276,7 +277,7 @@ struct FCMEndToEndTests {
     ])
     func aHostileMCSServerGetsAClearErrorAndAReconnect(mode: String, logged: String) async throws {
         try await Self.withFCMCluster(environment: ["PUSHAGENT_FCM_HEARTBEAT_SECONDS": "2"]) { cluster, emulator in
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
 
             let reply = try await emulator.misbehave(mode)
@@ -289,7 +290,7 @@ struct FCMEndToEndTests {
                 else { return false }
                 return try await Self.fcmState(cluster) == "connected"
             }
-            _ = try await sim.push(message: "After the storm")
+            _ = try await sim.push(.init(message: "After the storm"))
             try await eventually("a push still arrives") {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "After the storm" }
             }
@@ -324,9 +325,9 @@ struct FCMEndToEndTests {
             try await eventually("the relay's long poll was made again too") {
                 cluster.daemon?.text.contains("relay: the machine woke from suspend; polling again now") == true
             }
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
-            _ = try await sim.push(message: "After the wake")
+            _ = try await sim.push(.init(message: "After the wake"))
             try await eventually("a push arrives on the new connection") {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "After the wake" }
             }
@@ -342,9 +343,9 @@ struct FCMEndToEndTests {
                                                     "no_proxy": ""]) { cluster, emulator in
             #expect(proxy.requests.contains("CONNECT \(emulator.mcsHost):\(emulator.mcsPort) HTTP/1.1"), "\(proxy.requests)")
             #expect(proxy.requests.contains("POST \(emulator.httpURL)/fcm/checkin HTTP/1.1"), "\(proxy.requests)")
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
-            _ = try await sim.push(message: "Through the proxy")
+            _ = try await sim.push(.init(message: "Through the proxy"))
             try await eventually("the push arrived through the tunnel") {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "Through the proxy" }
             }

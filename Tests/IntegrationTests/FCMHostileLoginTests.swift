@@ -1,6 +1,7 @@
 import ClusterHarness
 import ControlWire
 import Foundation
+import PushSim
 import Testing
 
 /// MCS servers that refuse, drop or flood a login (pushsim's emulator told to misbehave for several sessions), each
@@ -76,7 +77,7 @@ struct FCMHostileLoginTests {
     /// 9-10 s of CPU and 28 MiB more memory a flood, 49 MiB after three), and the connection still brings pushes.
     @Test func aPingFloodIsAnsweredAtABoundedRate() async throws {
         try await FCMEndToEndTests.withFCMCluster(environment: ["PUSHAGENT_FCM_HEARTBEAT_SECONDS": "60"]) { cluster, emulator in
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", "--fcm-app", "default", try await sim.enrollURI()]).status == 0)
             let pid = try #require(cluster.daemon?.pid)
             let rssBefore = try Self.residentKiB(pid)
@@ -86,7 +87,7 @@ struct FCMHostileLoginTests {
                     guard Self.count(emulator.process.text, "fcm mcs login") >= flood + 1 else { return false }
                     return try await FCMEndToEndTests.fcmState(cluster) == "connected"
                 }
-                _ = try await sim.push(message: "Through flood \(flood)")
+                _ = try await sim.push(.init(message: "Through flood \(flood)"))
                 try await eventually("a push arrives behind flood \(flood)", timeout: .seconds(30)) {
                     try await cluster.client.approvals(state: .pending).contains { $0.message == "Through flood \(flood)" }
                 }

@@ -9,11 +9,11 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct ForgeRockEndToEndTests {
     /// A running cluster with one enrolled ForgeRock account.
-    static func withEnrolledCluster(_ body: (Cluster, SimClient) async throws -> Void) async throws {
+    static func withEnrolledCluster(_ body: (Cluster, SimAdminClient) async throws -> Void) async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
-            let enroll = try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")])
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            let enroll = try await cluster.pushctl(["enroll", try await sim.enrollURI(.init(account: "alice"))])
             #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
             try await body(cluster, sim)
         }
@@ -31,7 +31,7 @@ struct ForgeRockEndToEndTests {
     @Test func approvePromptPush() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
             let beforePush = MonotonicTime.nanoseconds()
-            let push = try await sim.push(type: "default", message: "Sign in to the wiki?")
+            let push = try await sim.push(.init(type: "default", message: "Sign in to the wiki?"))
             // What pushbench times "push sent" from.
             let sendStarted = try #require(push.sendStartedNs)
             #expect((beforePush...MonotonicTime.nanoseconds()).contains(sendStarted))
@@ -49,7 +49,7 @@ struct ForgeRockEndToEndTests {
             let withNumber = try await cluster.pushctl(["approve", approval.id, "--number", "42"])
             #expect(withNumber.status == 2 && withNumber.stderr.contains("takes no number"),
                     "a number for a prompt is a usage error: \(withNumber.stderr)")
-            _ = try await sim.push(type: "default", message: "A second sign-in, so that apr_ is ambiguous")
+            _ = try await sim.push(.init(type: "default", message: "A second sign-in, so that apr_ is ambiguous"))
             try await eventually("two are pending") { try await cluster.client.approvals(state: .pending).count == 2 }
             let ambiguous = try await cluster.pushctl(["approve", "apr_"])
             #expect(ambiguous.status == 2 && ambiguous.stderr.contains("apr_"), "an ambiguous prefix is a usage error: \(ambiguous.stderr)")
@@ -59,7 +59,7 @@ struct ForgeRockEndToEndTests {
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             #expect(approve.stdout.contains("approved"))
             let answer = try await sim.answer(to: push.messageId)
-            #expect(answer.outcome == "approved")
+            #expect(answer.outcome == .approved)
             #expect(answer.verified)
             #expect(try await cluster.client.approval(approval.id).state == .approved)
 
@@ -78,7 +78,7 @@ struct ForgeRockEndToEndTests {
             try await eventually("both watchers are subscribed") {
                 watch.text.contains("relay.state relay connected") && json.text.contains(#""type":"relay.state""#)
             }
-            _ = try await sim.push(type: "challenge", message: "Watched sign-in")
+            _ = try await sim.push(.init(type: "challenge", message: "Watched sign-in"))
             let approval = try #require(try await Self.pending(cluster).first)
             try await eventually("watch prints the new approval") {
                 watch.text.contains("approval.created \(approval.id) pending: Watched sign-in (choose: ")
@@ -101,7 +101,7 @@ struct ForgeRockEndToEndTests {
     @Test func denyPush() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
             // A provider's text reaches the terminal without its escape and bidi controls.
-            let push = try await sim.push(message: "Sign in\u{1B}[2J?\u{202E}dlrow")
+            let push = try await sim.push(.init(message: "Sign in\u{1B}[2J?\u{202E}dlrow"))
             let approval = try #require(try await Self.pending(cluster).first)
             for output in [try await cluster.pushctl(["list"]).stdout, try await cluster.pushctl(["show", approval.id]).stdout] {
                 #expect(output.contains("Sign in?[2J??dlrow") && !output.contains("\u{1B}") && !output.contains("\u{202E}"),
@@ -110,7 +110,7 @@ struct ForgeRockEndToEndTests {
             let deny = try await cluster.pushctl(["deny", approval.id])
             #expect(deny.status == 0, "deny: \(deny.stderr)")
             let answer = try await sim.answer(to: push.messageId)
-            #expect(answer.outcome == "denied")
+            #expect(answer.outcome == .denied)
             #expect(answer.verified)
             #expect(try await cluster.client.approval(approval.id).state == .denied)
         }
@@ -118,7 +118,7 @@ struct ForgeRockEndToEndTests {
 
     @Test func numberChallengeNeedsTheRightNumber() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
-            let push = try await sim.push(type: "challenge")
+            let push = try await sim.push(.init(type: "challenge"))
             let approval = try #require(try await Self.pending(cluster).first)
             #expect(approval.kind == .number)
             #expect(approval.numbers == push.numbers)
@@ -134,7 +134,7 @@ struct ForgeRockEndToEndTests {
             let approve = try await cluster.pushctl(["approve", approval.id, "--number", correct])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             let answer = try await sim.answer(to: push.messageId)
-            #expect(answer.outcome == "approved")
+            #expect(answer.outcome == .approved)
             #expect(answer.number == correct)
         }
     }
@@ -142,7 +142,7 @@ struct ForgeRockEndToEndTests {
     @Test func expiredPushIsRefusedLocally() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
             let longAgo = Int64((Date().timeIntervalSince1970 - 600) * 1000)
-            _ = try await sim.push(ttl: 60, issuedAtMs: longAgo)
+            _ = try await sim.push(.init(ttl: 60, issuedAtMs: longAgo))
             try await eventually("the rejection is in history") {
                 try await cluster.client.history().contains { $0.rejectedPush?.reason == .expired }
             }
@@ -155,9 +155,9 @@ struct ForgeRockEndToEndTests {
     @Test func duplicateDeliveryCreatesOneApproval() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
             let first = try await sim.push()
-            _ = try await sim.push(messageId: first.messageId)
+            _ = try await sim.push(.init(messageId: first.messageId))
             _ = try await Self.pending(cluster)
-            let marker = try await sim.push(message: "marker")
+            let marker = try await sim.push(.init(message: "marker"))
             try await eventually("the marker push arrives") {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "marker" }
             }

@@ -5,7 +5,7 @@ import PushSim
 
 /// ForgeRock pushes (HS256 under the account's shared secret) as an attacker or a broken AM would send them.
 struct HostileForgeRockCases {
-    let sim: SimClient
+    let sim: SimAdminClient
 
     /// A crafted push, not sent; its `m` (the approval's message) is `name` unless the claims say otherwise.
     func crafted(_ name: String, claims: [String: JSONValue] = [:], raw: [String: String]? = nil,

@@ -5,7 +5,7 @@ import PushSim
 /// Hyphen `2fa-request` pushes (unsigned: Hyphen's server and the Flow chain check what the agent then does) made
 /// from a genuine one, changed as an attacker or a broken server would.
 struct HostileHyphenCases {
-    let sim: HyphenSimClient
+    let sim: SimAdminClient
     /// Written where a lone surrogate goes: JSON text no encoder here would produce.
     static let loneSurrogate = "LONE-SURROGATE"
 
@@ -13,7 +13,7 @@ struct HostileHyphenCases {
     /// `name` (the approval's message shows it), changed by `change`.
     func crafted(_ name: String, type: String = "2fa-request", _ change: (inout [String: Any]) -> Void = { _ in })
         async throws -> [String: String] {
-        let template = try await sim.pushData().data
+        let template = try await sim.hyphenPushData().data
         var root = try JSONSerialization.jsonObject(with: Data(template["hyphen:data"]!.utf8)) as! [String: Any]
         var status = root["twoFactorAuth"] as! [String: Any]
         var request = status["request"] as! [String: Any]

@@ -5,14 +5,14 @@ import PushSim
 
 /// PlusAuth contexts (ES256 under the key the agent enrolled) as an attacker or a broken tenant would send them.
 struct HostilePlusAuthCases {
-    let sim: PlusAuthSimClient
+    let sim: SimAdminClient
 
     /// A crafted context, not sent; `info.application` (the approval's title) is `name` unless the claims say otherwise.
     func crafted(_ name: String, claims: [String: JSONValue] = [:], raw: [String: String]? = nil,
                  header: [String: JSONValue]? = nil,
                  signing: SimAdminAPI.ClaimsPushRequest.Signing = .account) async throws -> [String: String] {
         let info: [String: JSONValue] = ["info": .object(["application": .string(name), "user_identifier": .string("alice")])]
-        return try await sim.pushClaims(.init(claims: info.merging(claims) { $1 }, rawClaims: raw, header: header,
+        return try await sim.plusAuthPushClaims(.init(claims: info.merging(claims) { $1 }, rawClaims: raw, header: header,
                                               signing: signing, dryRun: true)).data
     }
 

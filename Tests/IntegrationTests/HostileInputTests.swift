@@ -16,7 +16,7 @@ struct HostileInputTests {
             let cases = try await HostileForgeRockCases(sim: sim).all() + HostilePrivacyIDEACases.all
                 + HostileUnroutableCases.all(token: token)
             try await HostileRun(cluster: cluster).check(cases) {
-                _ = try await sim.push(message: "forgerock: the good push after the hostile ones")
+                _ = try await sim.push(.init(message: "forgerock: the good push after the hostile ones"))
                 return "forgerock: the good push after the hostile ones"
             }
         }
@@ -26,7 +26,7 @@ struct HostileInputTests {
         try await PlusAuthEndToEndTests.withEnrolledCluster { cluster, sim in
             let cases = try await HostilePlusAuthCases(sim: sim).all()
             try await HostileRun(cluster: cluster).check(cases) {
-                _ = try await sim.push(type: "prompt")
+                _ = try await sim.plusAuthPush(.init(type: "prompt"))
                 return "Sign-in to PushSim"
             }
         }
@@ -36,7 +36,7 @@ struct HostileInputTests {
         try await HyphenEndToEndTests.withSignedInAgent { setup in
             let cases = try await HostileHyphenCases(sim: setup.sim).all()
             try await HostileRun(cluster: setup.cluster).check(cases) {
-                _ = try await setup.sim.push()
+                _ = try await setup.sim.hyphenPush().id
                 return "Allow iPhone 15 Pro"
             }
         }

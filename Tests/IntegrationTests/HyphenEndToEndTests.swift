@@ -10,7 +10,7 @@ import Testing
 struct HyphenEndToEndTests {
     struct Setup {
         var cluster: Cluster
-        var sim: HyphenSimClient
+        var sim: SimAdminClient
         var account: String
         var email: String
         var credential: String
@@ -21,9 +21,9 @@ struct HyphenEndToEndTests {
         let cluster = try await Cluster()
         do {
             try await cluster.startDaemon()
-            let sim = HyphenSimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             let email = existingDevice ? "bob@example.com" : "alice@example.com"
-            let user = try await sim.user(email: email, existingDevice: existingDevice)
+            let user = try await sim.hyphenUser(.init(email: email, existingDevice: existingDevice))
             let enroll = try await cluster.pushctl(["--json", "enroll", user.uri])
             #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
             let account = try ControlJSON.decoder().decode(Account.self, from: Data(enroll.stdout.utf8))
@@ -64,7 +64,7 @@ struct HyphenEndToEndTests {
 
     @Test func approveRunsASignedSealedTransaction() async throws {
         try await Self.withSignedInAgent { setup in
-            let id = try await setup.sim.push()
+            let id = try await setup.sim.hyphenPush().id
             let approval = try await Self.pendingApproval(setup.cluster)
             #expect(approval.provider == .hyphen && approval.kind == .prompt)
             let list = try await setup.cluster.pushctl(["list"])
@@ -78,10 +78,10 @@ struct HyphenEndToEndTests {
             let approve = try await setup.cluster.pushctl(["approve", approval.id])
             #expect(approve.status == 0, "approve: \(approve.stderr)")
             #expect(approve.stdout.contains("\(approval.id) approved"), "\(approve.stdout)")
-            let answer = try await setup.sim.answer(to: id)
+            let answer = try await setup.sim.hyphenAnswer(to: id)
             #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
             let txId = try #require(answer.txId)
-            let transaction = try #require(try await setup.sim.transactions().first { $0.id == txId })
+            let transaction = try #require(try await setup.sim.hyphenTransactions().first { $0.id == txId })
             #expect(transaction.status == "Sealed")
             #expect(transaction.script.contains("signer.keys.add"), "the request's script ran")
             #expect(Set(transaction.payloadSigners.map { String($0.split(separator: "#")[1]) }) == ["0", "1"],
@@ -98,56 +98,56 @@ struct HyphenEndToEndTests {
 
     @Test func denySendsTheDelete() async throws {
         try await Self.withSignedInAgent { setup in
-            let id = try await setup.sim.push()
+            let id = try await setup.sim.hyphenPush().id
             let approval = try await Self.pendingApproval(setup.cluster)
             let deny = try await setup.cluster.pushctl(["deny", approval.id])
             #expect(deny.status == 0, "deny: \(deny.stderr)")
-            let answer = try await setup.sim.answer(to: id)
+            let answer = try await setup.sim.hyphenAnswer(to: id)
             #expect(answer.outcome == .denied && answer.txId == nil)
-            #expect(try await setup.sim.transactions().isEmpty, "denying sends no transaction")
+            #expect(try await setup.sim.hyphenTransactions().isEmpty, "denying sends no transaction")
         }
     }
 
     @Test func aRequestThatCannotBeApprovedFailsWithAClearError() async throws {
         try await Self.withSignedInAgent { setup in
             // Hyphen's documentation shows a hex placeholder where the SDKs expect {"cadence": …}.
-            _ = try await setup.sim.push(message: "faceb00ccafebabedeadbeefbadf00de")
+            _ = try await setup.sim.hyphenPush(.init(message: "faceb00ccafebabedeadbeefbadf00de")).id
             let approval = try await Self.pendingApproval(setup.cluster)
             let approve = try await setup.cluster.pushctl(["approve", approval.id])
             #expect(approve.status == 1, "\(approve.stdout)")
             #expect(approve.stderr.contains("is not a {\"cadence\": …} transaction"), "\(approve.stderr)")
             let failed = try await setup.cluster.client.approval(approval.id)
             #expect(failed.state == .failed && failed.error?.contains("deny it") == true)
-            #expect(try await setup.sim.transactions().isEmpty)
+            #expect(try await setup.sim.hyphenTransactions().isEmpty)
         }
     }
 
     @Test func expiredRequestIsRefusedLocally() async throws {
         try await Self.withSignedInAgent { setup in
-            _ = try await setup.sim.push(expiresIn: -60)
+            _ = try await setup.sim.hyphenPush(.init(expiresIn: -60)).id
             try await eventually("the expired push is in history") {
                 try await setup.cluster.client.history().contains { $0.rejectedPush?.reason == .expired }
             }
             #expect(try await setup.cluster.client.approvals(state: nil).isEmpty)
 
-            let id = try await setup.sim.push(expiresIn: 5)
+            let id = try await setup.sim.hyphenPush(.init(expiresIn: 5)).id
             let approval = try await Self.pendingApproval(setup.cluster)
             try await Task.sleep(for: .seconds(approval.expiresAt.timeIntervalSinceNow + 1))
             let late = try await setup.cluster.pushctl(["approve", approval.id])
             #expect(late.status == 5, "approving after expiry is refused here: \(late.stdout) \(late.stderr)")
-            #expect(try await setup.sim.answers().allSatisfy { $0.id != id }, "nothing was sent to Hyphen")
-            #expect(try await setup.sim.transactions().isEmpty, "no transaction was submitted")
+            #expect(try await setup.sim.hyphenAnswers().allSatisfy { $0.id != id }, "nothing was sent to Hyphen")
+            #expect(try await setup.sim.hyphenTransactions().isEmpty, "no transaction was submitted")
         }
     }
 
     @Test func signInCompletesWhenThePhoneApproves() async throws {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
             let waiting = try Self.startSignIn(setup)
-            let request = try await setup.sim.pendingSignIn(for: setup.email)
+            let request = try await setup.sim.hyphenPendingSignIn(for: setup.email)
             let listed = try await setup.cluster.pushctl(["requests"])
             #expect(listed.stdout.contains("pending") && listed.stdout.contains("Approve this sign-in on your other device (Pixel 8"),
                     "\(listed.stdout)")
-            _ = try await setup.sim.decide(request.id, approve: true)
+            _ = try await setup.sim.hyphenDecide(request.id, approve: true)
             let exit = try await waiting.waitForExit(timeout: .seconds(30))
             #expect(exit.status == 0, "signin: \(waiting.text)")
             #expect(waiting.text.contains("completed"), "\(waiting.text)")
@@ -155,10 +155,10 @@ struct HyphenEndToEndTests {
             #expect(made.state == .completed && made.remoteId == request.id && made.txId != nil)
 
             // Now a device of the account, the agent can approve another sign-in with its own key.
-            let id = try await setup.sim.push(email: setup.email)
+            let id = try await setup.sim.hyphenPush(.init(email: setup.email)).id
             let approval = try await Self.pendingApproval(setup.cluster)
             #expect(try await setup.cluster.pushctl(["approve", approval.id]).status == 0)
-            let answer = try await setup.sim.answer(to: id)
+            let answer = try await setup.sim.hyphenAnswer(to: id)
             #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
 
             // Signing in again needs no other device: the device-key challenge.
@@ -170,8 +170,8 @@ struct HyphenEndToEndTests {
     @Test func signInFailsCleanlyWhenThePhoneDenies() async throws {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
             let waiting = try Self.startSignIn(setup)
-            let request = try await setup.sim.pendingSignIn(for: setup.email)
-            _ = try await setup.sim.decide(request.id, approve: false)
+            let request = try await setup.sim.hyphenPendingSignIn(for: setup.email)
+            _ = try await setup.sim.hyphenDecide(request.id, approve: false)
             let exit = try await waiting.waitForExit(timeout: .seconds(30))
             #expect(exit.status == 1, "a denied sign-in fails: \(waiting.text)")
             #expect(waiting.text.contains("denied"), "\(waiting.text)")
@@ -186,8 +186,8 @@ struct HyphenEndToEndTests {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
             let started = try await setup.cluster.client.hyphenSignIn(account: setup.account, credential: setup.credential)
             #expect(started.state == .pending)
-            let request = try await setup.sim.pendingSignIn(for: setup.email)
-            _ = try await setup.sim.decide(request.id, approve: true, push: false)
+            let request = try await setup.sim.hyphenPendingSignIn(for: setup.email)
+            _ = try await setup.sim.hyphenDecide(request.id, approve: true, push: false)
             let final = try await setup.cluster.client.request(started.id, wait: 30)
             #expect(final.state == .completed, "polling found the approval: \(final.error ?? "")")
             #expect(setup.cluster.daemon?.text.contains("polling found it approved") == true)
@@ -197,10 +197,10 @@ struct HyphenEndToEndTests {
     @Test func signInSurvivesADaemonRestart() async throws {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
             let started = try await setup.cluster.client.hyphenSignIn(account: setup.account, credential: setup.credential)
-            let request = try await setup.sim.pendingSignIn(for: setup.email)
+            let request = try await setup.sim.hyphenPendingSignIn(for: setup.email)
             await setup.cluster.daemon?.stop()
             // The status push waits at the relay while the daemon is down.
-            try await setup.sim.decide(request.id, approve: true)
+            try await setup.sim.hyphenDecide(request.id, approve: true)
             try await setup.cluster.startDaemon()
             let final = try await setup.cluster.client.request(started.id, wait: 30)
             #expect(final.state == .completed, "resumed and finished after the restart: \(final.error ?? "")")
@@ -210,7 +210,7 @@ struct HyphenEndToEndTests {
     @Test func statusChangeForAnUnknownRequestIsKeptInHistory() async throws {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
             let started = try await setup.cluster.client.hyphenSignIn(account: setup.account, credential: setup.credential)
-            let request = try await setup.sim.pendingSignIn(for: setup.email)
+            let request = try await setup.sim.hyphenPendingSignIn(for: setup.email)
             let device = HyphenDevice.linux(publicKey: request.requesterPublicKey, pushToken: "t", name: "this", osVersion: "6")
             let phone = HyphenDevice.linux(publicKey: "00", pushToken: "p", name: "phone", osVersion: "14")
             let stray = Hyphen2FAStatus(

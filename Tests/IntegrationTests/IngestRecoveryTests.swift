@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// Issue 12, with the real processes: a push that crashes the daemon is dropped after a few restarts, and a relay
@@ -37,10 +38,10 @@ struct IngestRecoveryTests {
         try await Cluster.run { cluster in
             let crashing = ["PUSHAGENT_TEST_FAULT": "crash-on-marked-push"]
             try await cluster.startDaemon(extraEnvironment: crashing)
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             try await sender(cluster).send(token: try await pushToken(cluster), data: ["pushagent-test:crash": "1"])
-            _ = try await sim.push(message: "behind the poison")
+            _ = try await sim.push(.init(message: "behind the poison"))
 
             try await sitOutCrashes(cluster, environment: crashing, until: "behind the poison")
             #expect(cluster.daemon?.isRunning == true, "the attempt after the last crash dropped it")
@@ -57,14 +58,14 @@ struct IngestRecoveryTests {
     @Test func pushesAheadOfThePoisonInItsBatchAreNotDroppedWithIt() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             let token = try await pushToken(cluster)
             await cluster.daemon?.stop()
             // Queued while the daemon is down, so its first poll gets them as one batch.
-            for message in ["ahead 1", "ahead 2"] { _ = try await sim.push(message: message) }
+            for message in ["ahead 1", "ahead 2"] { _ = try await sim.push(.init(message: message)) }
             try await sender(cluster).send(token: token, data: ["pushagent-test:crash": "1"])
-            _ = try await sim.push(message: "behind")
+            _ = try await sim.push(.init(message: "behind"))
 
             let crashing = ["PUSHAGENT_TEST_FAULT": "crash-on-marked-push"]
             try? await cluster.startDaemon(extraEnvironment: crashing, waitForRelay: false)
@@ -81,10 +82,10 @@ struct IngestRecoveryTests {
     @Test func aRelayRestoredFromAnOlderBackupLosesNothing() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             func pushAndWait(_ messages: [String]) async throws {
-                for message in messages { _ = try await sim.push(message: message) }
+                for message in messages { _ = try await sim.push(.init(message: message)) }
                 try await eventually("\(messages.count) pushes arrive", timeout: .seconds(30)) {
                     let arrived = Set(try await cluster.client.approvals().map(\.message))
                     return messages.allSatisfy(arrived.contains)
@@ -119,7 +120,7 @@ struct IngestRecoveryTests {
     @Test func aCursorFarBeyondTheRelayIsCorrected() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             await cluster.daemon?.stop()
             let database = cluster.stateDirectory + "/agent.sqlite"
@@ -127,7 +128,7 @@ struct IngestRecoveryTests {
             #expect(update.status == 0, "\(update.stderr)")
 
             try await cluster.startDaemon()
-            for n in 1...5 { _ = try await sim.push(message: "after the jump \(n)") }
+            for n in 1...5 { _ = try await sim.push(.init(message: "after the jump \(n)")) }
             try await eventually("every push arrives", timeout: .seconds(30)) {
                 try await cluster.client.approvals(state: .pending).count == 5
             }

@@ -10,7 +10,7 @@ struct PlusAuthCodesEndToEndTests {
     @Test func pushctlCodeEqualsOathtool() async throws {
         try await PlusAuthEndToEndTests.withCluster { cluster, sim in
             try await cluster.startDaemon()
-            let uri = try await sim.enrollURI(algorithm: "SHA512", digits: 8, period: 45)
+            let uri = try await sim.plusAuthEnrollURI(.init(algorithm: "SHA512", digits: 8, period: 45))
             #expect(try await cluster.pushctl(["enroll", uri]).status == 0)
             let account = try #require(try await cluster.client.accounts().first)
             let totp = try PlusAuthEnrollmentURI.parse(uri).totp
@@ -39,18 +39,18 @@ struct PlusAuthCodesEndToEndTests {
             try "0123456789abcdef0123456789abcdef\n".write(toFile: machineA, atomically: true, encoding: .utf8)
             try "fedcba9876543210fedcba9876543210\n".write(toFile: machineB, atomically: true, encoding: .utf8)
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_MACHINE_ID_FILE": machineA])
-            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.plusAuthEnrollURI()]).status == 0)
             let account = try #require(try await cluster.client.accounts().first)
 
             // On the machine it was enrolled on, a bound push and the code work.
-            _ = try await sim.push(type: "prompt", bindSim: true)
+            _ = try await sim.plusAuthPush(.init(type: "prompt", bindSim: true))
             try await eventually("the bound push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
             #expect(try await cluster.pushctl(["code", account.id]).status == 0)
 
             // Same state, another machine identity.
             await cluster.daemon?.stop()
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_MACHINE_ID_FILE": machineB])
-            _ = try await sim.push(type: "prompt", bindSim: true)
+            _ = try await sim.plusAuthPush(.init(type: "prompt", bindSim: true))
             var rejected: RejectedPush?
             try await eventually("the bound push is refused") {
                 rejected = try await cluster.client.history().compactMap(\.rejectedPush).first { $0.reason == .bindingChanged }
@@ -66,7 +66,7 @@ struct PlusAuthCodesEndToEndTests {
             #expect(cluster.daemon?.text.contains("push rejected: account \(account.id): the account is bound") == true)
 
             // Once noticed, the refusal stays, even for pushes that no longer ask for binding.
-            _ = try await sim.push(type: "prompt", bindSim: false)
+            _ = try await sim.plusAuthPush(.init(type: "prompt", bindSim: false))
             try await eventually("the unbound push is refused too") {
                 try await cluster.client.history().compactMap(\.rejectedPush).filter { $0.reason == .bindingChanged }.count == 2
             }

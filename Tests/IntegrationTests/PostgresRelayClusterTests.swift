@@ -2,6 +2,7 @@ import ClusterHarness
 import CurlHTTP
 import ControlWire
 import Foundation
+import PushSim
 import Synchronization
 import Testing
 
@@ -66,7 +67,7 @@ struct PostgresRelayClusterTests {
     /// two thirds in it is started again.
     private func runPushes(cluster: Cluster, relays: RelayInstances) async throws {
         try await cluster.startDaemon()
-        let sim = SimClient(baseURL: cluster.simURL)
+        let sim = SimAdminClient(baseURL: cluster.simURL)
         #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
 
         let total = 90, senders = 3
@@ -92,7 +93,7 @@ struct PostgresRelayClusterTests {
                     for n in stride(from: sender, to: total, by: senders) {
                         let message = "push-\(n)"
                         // A send whose instance died under it is refused (502); it may still have been stored.
-                        let sent = (try? await sim.push(message: message)) != nil
+                        let sent = (try? await sim.push(.init(message: message))) != nil
                         ledger.record(message, accepted: sent)
                         try? await Task.sleep(for: .milliseconds(30))
                     }

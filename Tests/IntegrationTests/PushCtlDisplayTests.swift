@@ -1,5 +1,6 @@
 import ClusterHarness
 import Foundation
+import PushSim
 import Testing
 
 /// What a provider writes in an enrollment URI (issuer, account name) reaches pushctl's output through the daemon;
@@ -16,7 +17,7 @@ struct PushCtlDisplayTests {
     @Test func enrollAccountsAndRemoveShowTheAccountNameWithoutTerminalControls() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let uri = try await SimClient(baseURL: cluster.simURL).enrollURI(account: Self.hostileAccount)
+            let uri = try await SimAdminClient(baseURL: cluster.simURL).enrollURI(.init(account: Self.hostileAccount))
             let enroll = try await cluster.pushctl(["enroll", uri])
             #expect(enroll.status == 0, "enrolled: \(enroll.stderr)")
             #expect(enroll.stdout.contains("mallory"), "names the account: \(enroll.stdout)")

@@ -3,6 +3,7 @@ import ControlClient
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// Push bombing (MFA fatigue) defences with the real processes: pushsim plays ForgeRock AM and records every
@@ -11,12 +12,12 @@ import Testing
 struct PushFatigueTests {
     /// A cluster whose daemon runs with `settings` (PUSHAGENT_* keys) and has `accounts` enrolled from pushsim.
     static func withCluster(_ settings: [String: String], accounts: [String] = ["alice"],
-                            _ body: (Cluster, SimClient) async throws -> Void) async throws {
+                            _ body: (Cluster, SimAdminClient) async throws -> Void) async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon(extraEnvironment: settings)
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             for account in accounts {
-                let enroll = try await cluster.pushctl(["enroll", "-"], input: try await sim.enrollURI(account: account))
+                let enroll = try await cluster.pushctl(["enroll", "-"], input: try await sim.enrollURI(.init(account: account)))
                 #expect(enroll.status == 0, "enroll \(account): \(enroll.stderr)")
             }
             try await body(cluster, sim)
@@ -28,12 +29,12 @@ struct PushFatigueTests {
     }
 
     /// The answers pushsim received for `pushes`, once each has one.
-    static func answers(_ sim: SimClient, for pushes: [SimClient.Push]) async throws -> [String: String] {
+    static func answers(_ sim: SimAdminClient, for pushes: [SimAdminAPI.PushResponse]) async throws -> [String: String] {
         let ids = Set(pushes.map(\.messageId))
         var outcomes: [String: String] = [:]
         try await eventually("pushsim has answers for \(ids.count) push(es)") {
             outcomes = Dictionary(try await sim.answers().filter { ids.contains($0.messageId) }
-                .map { ($0.messageId, $0.outcome) }, uniquingKeysWith: { $1 })
+                .map { ($0.messageId, $0.outcome.rawValue) }, uniquingKeysWith: { $1 })
             return outcomes.count == ids.count
         }
         return outcomes
@@ -53,8 +54,8 @@ struct PushFatigueTests {
             let watch = try ManagedProcess(name: "pushctl --json watch", executable: Binaries.path("pushctl"),
                                            arguments: ["--socket", cluster.socketPath, "--json", "watch"])
             try await eventually("the watcher is subscribed") { watch.text.contains(#""type":"relay.state""#) }
-            var pushes: [SimClient.Push] = []
-            for index in 1...8 { pushes.append(try await sim.push(message: "Sign-in attempt \(index)")) }
+            var pushes: [SimAdminAPI.PushResponse] = []
+            for index in 1...8 { pushes.append(try await sim.push(.init(message: "Sign-in attempt \(index)"))) }
 
             let shown = try await Self.pending(cluster, count: 3)
             #expect(Set(shown.map(\.message)) == ["Sign-in attempt 1", "Sign-in attempt 2", "Sign-in attempt 3"])
@@ -79,8 +80,8 @@ struct PushFatigueTests {
 
     @Test func identicalPendingRequestsCollapseIntoTheNewest() async throws {
         try await Self.withCluster(["PUSHAGENT_COLLAPSE_SIMILAR_PENDING": "true"]) { cluster, sim in
-            var pushes: [SimClient.Push] = []
-            for _ in 1...3 { pushes.append(try await sim.push(message: "Sign in to the wiki?")) }
+            var pushes: [SimAdminAPI.PushResponse] = []
+            for _ in 1...3 { pushes.append(try await sim.push(.init(message: "Sign in to the wiki?"))) }
             let outcomes = try await Self.answers(sim, for: Array(pushes.prefix(2)))
             #expect(outcomes.values.allSatisfy { $0 == "denied" }, "the older look-alikes are denied: \(outcomes)")
             let visible = try await Self.pending(cluster, count: 1)[0]
@@ -97,8 +98,8 @@ struct PushFatigueTests {
             #expect(approve.status == 0, "the newest stays answerable: \(approve.stderr)")
             #expect(try await Self.answers(sim, for: [pushes[2]])[pushes[2].messageId] == "approved")
 
-            _ = try await sim.push(message: "Sign in to the wiki?")
-            _ = try await sim.push(message: "Sign in to the mail?")
+            _ = try await sim.push(.init(message: "Sign in to the wiki?"))
+            _ = try await sim.push(.init(message: "Sign in to the mail?"))
             #expect(try await Self.pending(cluster, count: 2).count == 2, "a different request is not collapsed")
         }
     }
@@ -106,7 +107,7 @@ struct PushFatigueTests {
     @Test func aFraudReportMutesTheAccountUntilUnmuted() async throws {
         try await Self.withCluster(["PUSHAGENT_FRAUD_MUTE_SECONDS": "600"], accounts: ["alice", "bob"]) { cluster, sim in
             let alice = try await Self.accountId(cluster, named: "alice")
-            let attack = try await sim.push(message: "Not me", account: "alice")
+            let attack = try await sim.push(.init(account: "alice", message: "Not me"))
             let approval = try await Self.pending(cluster, count: 1)[0]
             let deny = try await cluster.pushctl(["deny", approval.id, "--fraud"])
             #expect(deny.status == 0, "deny --fraud: \(deny.stderr)")
@@ -119,9 +120,9 @@ struct PushFatigueTests {
             #expect(try await cluster.pushctl(["status"]).stdout.contains("muted: \(alice)"))
             #expect(try await cluster.pushctl(["accounts"]).stdout.contains("muted until"))
 
-            let whileMuted = try await sim.push(message: "Not me again", account: "alice")
+            let whileMuted = try await sim.push(.init(account: "alice", message: "Not me again"))
             #expect(try await Self.answers(sim, for: [whileMuted])[whileMuted.messageId] == "denied", "denied upstream, unseen")
-            let forBob = try await sim.push(message: "Bob signs in", account: "bob")
+            let forBob = try await sim.push(.init(account: "bob", message: "Bob signs in"))
             let shown = try await Self.pending(cluster, count: 1)
             #expect(shown[0].message.contains("Bob"), "another account is not muted")
             #expect(try await cluster.client.history().compactMap(\.rejectedPush).contains { $0.reason == .muted })
@@ -129,7 +130,7 @@ struct PushFatigueTests {
             let unmute = try await cluster.pushctl(["unmute", String(alice.prefix(10))])
             #expect(unmute.status == 0 && unmute.stdout.contains("unmuted"), "unmute: \(unmute.stderr)")
             #expect(try await cluster.client.status().mutedAccounts?.isEmpty == true)
-            _ = try await sim.push(message: "Alice signs in", account: "alice")
+            _ = try await sim.push(.init(account: "alice", message: "Alice signs in"))
             #expect(try await Self.pending(cluster, count: 2).contains { $0.message.contains("Alice signs in") })
 
             let mute = try await cluster.pushctl(["mute", "--for", "20m", shown[0].accountId])
@@ -145,9 +146,9 @@ struct PushFatigueTests {
     @Test func denyAllDeniesEveryPendingApprovalOrOneAccounts() async throws {
         try await Self.withCluster([:], accounts: ["alice", "bob"]) { cluster, sim in
             let alice = try await Self.accountId(cluster, named: "alice")
-            var pushes: [SimClient.Push] = []
+            var pushes: [SimAdminAPI.PushResponse] = []
             for (index, account) in ["alice", "alice", "bob", "bob"].enumerated() {
-                pushes.append(try await sim.push(message: "Sign-in \(index)", account: account))
+                pushes.append(try await sim.push(.init(account: account, message: "Sign-in \(index)")))
             }
             _ = try await Self.pending(cluster, count: 4)
 
@@ -172,7 +173,7 @@ struct PushFatigueTests {
     /// Whatever the client: the API itself refuses a number approval without the number.
     @Test func aNumberApprovalCannotBeApprovedBlind() async throws {
         try await Self.withCluster([:]) { cluster, sim in
-            _ = try await sim.push(type: "challenge", message: "Which number?")
+            _ = try await sim.push(.init(type: "challenge", message: "Which number?"))
             let approval = try await Self.pending(cluster, count: 1)[0]
             #expect(approval.kind == .number)
             for userVerified in [nil, true] {

@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// The relay forgets the device (its database is lost): the agent registers again, its push token changes, and the
@@ -11,9 +12,9 @@ struct PushTokenChangeTests {
     @Test func aRelayThatForgotTheDeviceLeadsToANewTokenThatForgeRockIsToldAndPlusAuthNeedsReEnrolling() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")]).status == 0)
-            #expect(try await cluster.pushctl(["enroll", try await sim.plusAuth.enrollURI(account: "bob")]).status == 0)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(.init(account: "alice"))]).status == 0)
+            #expect(try await cluster.pushctl(["enroll", try await sim.plusAuthEnrollURI(.init(account: "bob"))]).status == 0)
             let oldToken = try await cluster.client.status().pushToken
             #expect(try await sim.deviceTokens()["alice"] == oldToken)
 
@@ -43,14 +44,14 @@ struct PushTokenChangeTests {
             let listing = try await cluster.pushctl(["accounts"]).stdout
             #expect(listing.contains("push token changed: PlusAuth has no call to change a device's push token"), "\(listing)")
 
-            let push = try await sim.push(message: "after the token change")
+            let push = try await sim.push(.init(message: "after the token change"))
             try await eventually("a ForgeRock push reaches the new token") {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "after the token change" }
             }
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)
             #expect(try await cluster.pushctl(["approve", approval.id]).status == 0)
             let answer = try await sim.answer(to: push.messageId)
-            #expect(answer.outcome == "approved" && answer.verified)
+            #expect(answer.outcome == .approved && answer.verified)
 
             await cluster.daemon?.stop()
             try await cluster.startDaemon()
@@ -64,8 +65,8 @@ struct PushTokenChangeTests {
     @Test func anUnreachableProviderIsRetriedAndToldAfterARestart() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")]).status == 0)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(.init(account: "alice"))]).status == 0)
             let oldToken = try await cluster.client.status().pushToken
 
             try await sim.setOutage(down: true)

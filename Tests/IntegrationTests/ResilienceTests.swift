@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// Crashes, relay outages and access control, with the real processes.
@@ -14,12 +15,12 @@ struct ResilienceTests {
     func killNineBetweenReceiveAndAckLeavesExactlyOneApproval(fault: String) async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             await cluster.daemon?.stop()
 
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_TEST_FAULT": fault])
-            let push = try await sim.push(message: "survives a crash")
+            let push = try await sim.push(.init(message: "survives a crash"))
             let exit = try #require(try await cluster.daemon?.waitForExit())
             #expect(exit.signaled && exit.status == SIGKILL, "the fault killed the daemon with SIGKILL")
 
@@ -27,7 +28,7 @@ struct ResilienceTests {
             try await eventually("the approval exists after the restart") {
                 try await !cluster.client.approvals(state: .pending).isEmpty
             }
-            _ = try await sim.push(message: "marker")
+            _ = try await sim.push(.init(message: "marker"))
             try await eventually("a later push arrives too") {
                 try await cluster.client.approvals(state: .pending).contains { $0.message == "marker" }
             }
@@ -40,9 +41,9 @@ struct ResilienceTests {
         try await Cluster.run { cluster in
             // Long-polls of 60 s, so a shutdown that waited for one would show.
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_POLL_WAIT_SECONDS": "60"])
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
-            _ = try await sim.push(message: "still here after a restart")
+            _ = try await sim.push(.init(message: "still here after a restart"))
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
 
             let started = ContinuousClock.now
@@ -62,9 +63,9 @@ struct ResilienceTests {
     @Test func providerDownRetriesUntilExpiryThenFails() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_ANSWER_WAIT_SECONDS": "1"])
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
-            _ = try await sim.push(ttl: 6)
+            _ = try await sim.push(.init(ttl: 6))
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)
             await cluster.sim.stop()
@@ -110,7 +111,7 @@ struct ResilienceTests {
             try await eventually("the daemon connects by itself") {
                 try await cluster.client.status().relay.state == .connected
             }
-            let sim = SimClient(baseURL: cluster.simURL)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
             #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI()]).status == 0)
             _ = try await sim.push()
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
@@ -140,8 +141,8 @@ struct ResilienceTests {
     func nonOperatorCanListButNotApproveOrReadCodes() async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let sim = SimClient(baseURL: cluster.simURL)
-            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(totp: true)]).status == 0)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            #expect(try await cluster.pushctl(["enroll", try await sim.enrollURI(.init(totp: true))]).status == 0)
             _ = try await sim.push()
             try await eventually("a push arrives") { try await !cluster.client.approvals(state: .pending).isEmpty }
             let approval = try #require(try await cluster.client.approvals(state: .pending).first)

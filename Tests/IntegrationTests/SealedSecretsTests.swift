@@ -9,7 +9,7 @@ import Testing
 struct SealedSecretsTests {
     @Test func enrolledSecretsAreSealedAndACopiedStoreIsRefused() async throws {
         try await ForgeRockEndToEndTests.withEnrolledCluster { cluster, sim in
-            let uri = try await sim.enrollURI(account: "bob")
+            let uri = try await sim.enrollURI(.init(account: "bob"))
             #expect(try await cluster.pushctl(["enroll", uri]).status == 0)
             let sharedSecret = try #require(URLComponents(string: uri)?.queryItems?.first { $0.name == "s" }?.value)
             let stored = Self.standardBase64(ofBase64URL: sharedSecret).split(separator: "/").max { $0.count < $1.count } ?? ""

@@ -2,6 +2,7 @@ import ClusterHarness
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// A running cluster with a ForgeRock account that carries TOTP (an `mfauth://totp` URI from pushsim), plus helpers
@@ -15,7 +16,7 @@ struct StepUpCluster {
     static func run(_ body: (StepUpCluster) async throws -> Void) async throws {
         try await Cluster.run { cluster in
             try await cluster.startDaemon()
-            let uri = try await SimClient(baseURL: cluster.simURL).enrollURI(account: "alice", totp: true)
+            let uri = try await SimAdminClient(baseURL: cluster.simURL).enrollURI(.init(account: "alice", totp: true))
             let enroll = try await cluster.pushctl(["enroll", uri])
             try #require(enroll.status == 0, "enroll: \(enroll.stderr)")
             guard let parsed = try EnrollmentURI.parse(uri).details(as: ForgeRockEnrollmentURI.self), let totp = parsed.totp else {

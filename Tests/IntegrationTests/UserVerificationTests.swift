@@ -3,6 +3,7 @@ import ControlClient
 import ControlWire
 import Foundation
 import PushAgentCore
+import PushSim
 import Testing
 
 /// Approvals of kind verify (ForgeRock's biometric push) need the operator's login password, checked through PAM,
@@ -13,21 +14,21 @@ struct UserVerificationTests {
     static let nobody: UInt32 = 65534
     static let password = "correct horse battery"
 
-    static func withNobodyDaemon(_ body: (Cluster, SimClient) async throws -> Void) async throws {
+    static func withNobodyDaemon(_ body: (Cluster, SimAdminClient) async throws -> Void) async throws {
         try await Cluster.run { cluster in
             let pam = try PAMTestService(in: cluster.directory, password: password)
             try await cluster.startDaemon(extraEnvironment: [
                 "HOME": cluster.directory, "PUSHAGENT_USER_VERIFICATION_PAM_DIR": pam.directory,
             ], asUID: nobody)
-            let sim = SimClient(baseURL: cluster.simURL)
-            let enroll = try await cluster.pushctl(["enroll", try await sim.enrollURI(account: "alice")], asUID: nobody)
+            let sim = SimAdminClient(baseURL: cluster.simURL)
+            let enroll = try await cluster.pushctl(["enroll", try await sim.enrollURI(.init(account: "alice"))], asUID: nobody)
             #expect(enroll.status == 0, "enroll failed: \(enroll.stderr)")
             try await body(cluster, sim)
         }
     }
 
-    static func biometricPush(_ cluster: Cluster, _ sim: SimClient) async throws -> (SimClient.Push, Approval) {
-        let push = try await sim.push(type: "biometric", message: "Sign in with your fingerprint?")
+    static func biometricPush(_ cluster: Cluster, _ sim: SimAdminClient) async throws -> (SimAdminAPI.PushResponse, Approval) {
+        let push = try await sim.push(.init(type: "biometric", message: "Sign in with your fingerprint?"))
         var approval: Approval?
         try await eventually("the approval arrives") {
             approval = try await cluster.client.approvals(state: .pending).first { $0.message.contains("fingerprint") }
@@ -76,7 +77,7 @@ struct UserVerificationTests {
             #expect(right.status == 0, "\(right.stderr)")
             #expect(right.stdout.contains("\(approval.id) approved"), "\(right.stdout)")
             let answer = try await sim.answer(to: push.messageId)
-            #expect(answer.outcome == "approved" && answer.verified, "pushsim: \(answer.error ?? "")")
+            #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
             #expect(!cluster.daemon!.text.contains(Self.password), "the password is never logged")
         }
     }
@@ -90,7 +91,7 @@ struct UserVerificationTests {
             let approved = try await cluster.client.approve(approval.id, userVerified: true)
             #expect(approved.state == .approved)
             let answer = try await sim.answer(to: push.messageId)
-            #expect(answer.outcome == "approved" && answer.verified, "pushsim: \(answer.error ?? "")")
+            #expect(answer.outcome == .approved && answer.verified, "pushsim: \(answer.error ?? "")")
         }
     }
 }

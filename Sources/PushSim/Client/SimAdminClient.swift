@@ -1,8 +1,8 @@
 import CurlHTTP
 import Foundation
 
-/// The admin API from the outside, for the client subcommands (`pushsim forgerock enroll-uri|push|answers`, …).
-/// Each role adds its calls in an extension, in its folder.
+/// The admin API from the outside, for the client subcommands (`pushsim forgerock enroll-uri|push|answers`, …), the
+/// cluster harness, pushsoak, pushbench and the integration tests. Each role adds its calls in an extension, in its folder.
 public struct SimAdminClient: Sendable {
     public let baseURL: String
 
@@ -14,19 +14,21 @@ public struct SimAdminClient: Sendable {
         public var description: String
     }
 
-    public func enrollURI(_ request: SimAdminAPI.EnrollURIRequest) async throws(Failure) -> String {
-        let reply: SimAdminAPI.EnrollURIResponse = try await send("POST", "/sim/forgerock/enroll-uri", body: request)
-        return reply.uri
+    /// One page of a role's log (`answers`, `resolutions`, …) after `after`, waiting up to `wait` seconds for one.
+    func page<Reply: Decodable>(_ path: String, after: Int, wait: Int) async throws(Failure) -> Reply {
+        try await send("GET", "\(path)?after=\(after)&wait=\(wait)", body: String?.none, timeout: wait + 10)
     }
 
-    public func push(_ request: SimAdminAPI.PushRequest) async throws(Failure) -> SimAdminAPI.PushResponse {
-        try await send("POST", "/sim/forgerock/push", body: request)
-    }
-
-    public func answers(after: Int, wait: Int) async throws(Failure) -> [SimAdminAPI.Answer] {
-        let reply: SimAdminAPI.AnswersResponse = try await send(
-            "GET", "/sim/forgerock/answers?after=\(after)&wait=\(wait)", body: String?.none, timeout: wait + 10)
-        return reply.answers
+    /// Long-polls `look` (which waits up to `wait` seconds for something new) until it finds something or `timeout`
+    /// seconds pass; the last look starts after the deadline, and does not wait.
+    func longPolling<T>(for timeout: Int, _ what: String,
+                        _ look: (_ wait: Int) async throws(Failure) -> T?) async throws(Failure) -> T {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while true {
+            let last = ContinuousClock.now >= deadline
+            if let found = try await look(last ? 0 : 1) { return found }
+            if last { throw Failure(description: "pushsim received no \(what) within \(timeout) s") }
+        }
     }
 
     func send<Reply: Decodable>(_ method: String, _ path: String, body: (some Encodable)?,

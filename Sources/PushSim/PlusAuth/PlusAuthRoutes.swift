@@ -80,20 +80,3 @@ struct PlusAuthAdminRoutes: Sendable {
         }
     }
 }
-
-/// PlusAuth's push authenticator ("AuthPlus"): enroll and resolve endpoints, contexts signed with the uploaded keys.
-struct PlusAuthRole: SimRole {
-    static let name = "plusauth"
-    let sim: PlusAuthSim
-
-    init(context: SimRoleContext) {
-        sim = PlusAuthSim(relay: context.relay, events: context.events)
-    }
-
-    func addRoutes(to router: Router<BasicRequestContext>) {
-        PlusAuthRoutes(sim: sim).add(to: router)
-        PlusAuthAdminRoutes(sim: sim).add(to: router)
-    }
-
-    func setPublicURL(_ url: String) async { await sim.setPublicURL(url) }
-}

@@ -21,8 +21,8 @@ extension SimAdminClient {
 
     /// Every resolve-transaction call after `after`, refused ones and unknown bearers included.
     public func guardianResolutions(after: Int, wait: Int) async throws(Failure) -> [SimAdminAPI.Guardian.Resolution] {
-        let reply: SimAdminAPI.Guardian.ResolutionsResponse = try await send(
-            "GET", "/sim/guardian/resolutions?after=\(after)&wait=\(wait)", body: String?.none, timeout: wait + 10)
+        let reply: SimAdminAPI.Guardian.ResolutionsResponse = try await page(
+            "/sim/guardian/resolutions", after: after, wait: wait)
         return reply.resolutions
     }
 
