@@ -59,15 +59,3 @@ struct ServeAll: AsyncParsableCommand {
 
     func run() async throws { try await options.serve(roles: SimServer.roleNames) }
 }
-
-extension ForgeRockCommand {
-    struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Serve AM's push endpoints and the admin API; send pushes through the relay.",
-            discussion: ServeOptions.discussion)
-
-        @OptionGroup var options: ServeOptions
-
-        func run() async throws { try await options.serve(roles: ["forgerock"]) }
-    }
-}

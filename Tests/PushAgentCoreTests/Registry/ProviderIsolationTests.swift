@@ -8,12 +8,13 @@ import PushAgentCore
 struct ProviderIsolationTests {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
-    /// The modules of the agent itself.
+    /// The modules of the agent itself, and of the emulator and the harness that play the providers.
     static let modules = ["PushAgentCore", "PushAgentStore", "PushAgentDaemon", "DesktopNotify", "ControlWire",
-                          "ControlClient", "pushctl", "pushagentd"]
+                          "ControlClient", "pushctl", "pushagentd", "PushSim", "pushsim", "ClusterHarness"]
     /// The lists a provider is added to, one line each.
     static let registries = ["PushAgentCore/Providers/Registry/ProviderRegistry.swift",
-                             "PushAgentDaemon/Providers/ProviderModules.swift", "pushctl/PushCtl.swift"]
+                             "PushAgentDaemon/Providers/ProviderModules.swift", "pushctl/PushCtl.swift",
+                             "PushSim/Server/SimRole.swift", "pushsim/PushSimCommand.swift"]
 
     @Test func noSharedFileNamesAProvider() throws {
         let names = ProviderRegistry.all.map(\.provider.rawValue)

@@ -61,3 +61,15 @@ extension ForgeRockCommand {
         }
     }
 }
+
+extension ForgeRockCommand {
+    struct Serve: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Serve AM's push endpoints and the admin API; send pushes through the relay.",
+            discussion: ServeOptions.discussion)
+
+        @OptionGroup var options: ServeOptions
+
+        func run() async throws { try await options.serve(roles: ["forgerock"]) }
+    }
+}
