@@ -19,6 +19,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzForgeRockSignedClaims", []),
     ("FuzzPlusAuthSignedClaims", []),
     ("FuzzPrivacyIDEASignedChallenge", []),
+    ("FuzzGuardianPush", []),
     ("FuzzJOSE", []),
     ("FuzzFlow", []),
     ("FuzzTOTP", []),

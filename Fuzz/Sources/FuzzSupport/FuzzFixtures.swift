@@ -33,6 +33,11 @@ public enum FuzzFixtures {
     /// The device key that signs step-up receipts.
     public static let stepUpKey = try! DeviceSigningKey(rawRepresentation: Data((33...64).map { UInt8($0) }))
 
+    /// A Guardian enrollment, for building answers' claims (which need no key: nothing is signed there).
+    public static let guardianCredentials = GuardianCredentials(
+        enrollmentId: "dev_fuzz", deviceIdentifier: "pushagent_fuzz", deviceToken: "token", userId: "auth0|fuzz",
+        apiBaseURL: "https://fuzz.guardian.auth0.com", privateKeyDER: Data(), totp: nil)
+
     /// The account a push is for, as the store would list it.
     public static func account(_ provider: Provider) -> Account {
         Account(id: "acct_fuzz", provider: provider, issuer: "Fuzz", name: "fuzz@example.com",
