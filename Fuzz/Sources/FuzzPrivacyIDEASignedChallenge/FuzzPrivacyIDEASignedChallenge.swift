@@ -24,6 +24,6 @@ func testPrivacyIDEASignedChallenge(_ bytes: Data) {
     guard let challenge = try? PrivacyIDEAPush.verify(data, serverKey: FuzzFixtures.privacyIDEAServerKey,
                                                        receivedAt: FuzzClock.receivedAt) else { return }
     let account = FuzzFixtures.account(.privacyidea)
-    _ = try? challenge.approvalDraft(accountId: account.id, accountName: account.name)
+    _ = try? challenge.approvalDraft(provider: .privacyidea, accountId: account.id, accountName: account.name)
     if let context = try? challenge.answerContext() { _ = try? PrivacyIDEAChallenge(answerContext: context) }
 }

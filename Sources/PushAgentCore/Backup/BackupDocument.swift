@@ -80,7 +80,7 @@ public struct BackupAccount: Codable, Sendable, Equatable {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         id = try c.decode(String.self, forKey: .id)
         let providerName = try c.decode(String.self, forKey: .provider)
-        guard let provider = ProviderRegistry[Provider(rawValue: providerName)]?.provider else {
+        guard let provider = ProviderRegistry.provider(named: providerName) else {
             throw BackupFileError.unknownProvider(account: id, provider: providerName)
         }
         self.provider = provider

@@ -181,7 +181,7 @@ public enum BackupFileError: Error, Equatable, CustomStringConvertible {
         case .unreadableDocument(let reason):
             "the backup decrypted, but its accounts cannot be read (\(reason)); nothing was restored"
         case .unknownProvider(let account, let provider):
-            "the backup's account \"\(EnrollmentURIError.excerpt(account))\" is of the provider \"\(EnrollmentURIError.excerpt(provider))\", which this pushagent does not know (it knows \(ProviderRegistry.all.map(\.provider.rawValue).joined(separator: ", "))); nothing was restored"
+            "the backup's account \"\(EnrollmentURIError.excerpt(account))\" is of the provider \"\(EnrollmentURIError.excerpt(provider))\", which this pushagent does not know (it knows \(ProviderRegistry.names)); nothing was restored"
         case .unfitAccount(let account, let problems):
             "the backup's account \"\(EnrollmentURIError.excerpt(account))\" cannot be restored: \(problems.joined(separator: "; ")); nothing was restored (the file was not written by pushagent, or was edited after)"
         }

@@ -16,8 +16,7 @@ public struct Provider: RawRepresentable, Hashable, Codable, Sendable, CustomStr
 
     /// A stored or restored name this build can act on: a registered provider's, or `local`.
     public static func known(_ name: String) -> Provider? {
-        let provider = Provider(rawValue: name)
-        return provider == .local || ProviderRegistry[provider] != nil ? provider : nil
+        name == local.rawValue ? .local : ProviderRegistry.provider(named: name)
     }
 
     public var description: String { rawValue }

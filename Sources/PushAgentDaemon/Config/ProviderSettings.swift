@@ -3,7 +3,7 @@ struct ProviderSettings: Sendable, Equatable {
     /// Each once: providers of one family share their family's section.
     static let sectionTypes: [any ConfigSection.Type] = (ProviderModules.types.compactMap { $0.settingsSection }
         + [FCMSettings.self]).reduce(into: []) { types, type in
-            if !types.contains(where: { ObjectIdentifier($0) == ObjectIdentifier(type) }) { types.append(type) }
+            if !types.contains(where: { $0 == type }) { types.append(type) }
         }
 
     static var keys: [String] { sectionTypes.flatMap { $0.keys } }
@@ -12,13 +12,16 @@ struct ProviderSettings: Sendable, Equatable {
 
     /// A section by its type; each provider's folder names its own (`providers.plusAuth`).
     subscript<Section: ConfigSection>(_ type: Section.Type) -> Section {
-        get { sections.lazy.compactMap { $0 as? Section }.first ?? Section() }
-        set {
-            guard let index = sections.firstIndex(where: { $0 is Section }) else {
-                preconditionFailure("\(Section.self) is not in ProviderSettings.sectionTypes")
-            }
-            sections[index] = newValue
+        get { sections[Self.index(of: type)] as! Section }
+        set { sections[Self.index(of: type)] = newValue }
+    }
+
+    /// A section no module declares is a programming error, not a default to fall back on.
+    private static func index<Section: ConfigSection>(of type: Section.Type) -> Int {
+        guard let index = sectionTypes.firstIndex(where: { $0 == type }) else {
+            preconditionFailure("\(Section.self) is not in ProviderSettings.sectionTypes")
         }
+        return index
     }
 
     /// Sets the key in the section that has it; false when none does.

@@ -117,17 +117,16 @@ struct PushIngest: Sendable {
     private func effect(of data: [String: String], receivedAt: Date) async -> (Provider?, Result<PushEffect, PushRejection>) {
         TestFault.trigger(.crashOnMarkedPush, when: data[TestFault.crashMarker] != nil)
         let claimants = PushRouter.claimants(data)
-        guard !claimants.isEmpty else {
+        guard let last = claimants.last else {
             let keys = data.keys.sorted().prefix(10).joined(separator: ", ")
             return (nil, .failure(PushRejection(.unknownDialect, "no dialect matches a push with keys [\(keys)]")))
         }
         // Providers of one family claim the same pushes: the first that has the account the push names takes it.
-        var outcome: (Provider?, Result<PushEffect, PushRejection>) = (nil, .failure(PushRejection(.unknownDialect, "")))
-        for provider in claimants {
-            outcome = (provider, await effect(of: data, by: provider, receivedAt: receivedAt))
-            guard case .failure(let rejection) = outcome.1, rejection.reason == .unknownAccount else { break }
+        for provider in claimants.dropLast() {
+            let result = await effect(of: data, by: provider, receivedAt: receivedAt)
+            guard case .failure(let rejection) = result, rejection.reason == .unknownAccount else { return (provider, result) }
         }
-        return outcome
+        return (last, await effect(of: data, by: last, receivedAt: receivedAt))
     }
 
     private func effect(of data: [String: String], by provider: Provider, receivedAt: Date) async

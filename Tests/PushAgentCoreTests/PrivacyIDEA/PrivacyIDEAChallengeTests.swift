@@ -35,7 +35,7 @@ import Testing
         #expect(challenge.nonce == PIVectors.nonce && challenge.url == PIVectors.url && challenge.sslVerify)
         #expect(challenge.acceptsDeclineReason)
         #expect(challenge.expiresAt == Self.receivedAt.addingTimeInterval(120))
-        let draft = try challenge.approvalDraft(accountId: "acc_1", accountName: "alice")
+        let draft = try challenge.approvalDraft(provider: .privacyidea, accountId: "acc_1", accountName: "alice")
         #expect(draft.kind == .prompt && draft.numbers == nil)
         #expect(draft.title == "privacyIDEA" && draft.message == "Do you want to confirm the login?")
         #expect(draft.dedupeKey == PIVectors.nonce, "dedupe by nonce")
@@ -43,7 +43,7 @@ import Testing
     }
 
     @Test func presenceChallengeAsksForTheOption() throws {
-        let draft = try Self.verify(Self.data(presence: true)).approvalDraft(accountId: "acc_1", accountName: "alice")
+        let draft = try Self.verify(Self.data(presence: true)).approvalDraft(provider: .privacyidea, accountId: "acc_1", accountName: "alice")
         #expect(draft.kind == .number)
         #expect(draft.numbers == ["A", "B", "C"])
     }

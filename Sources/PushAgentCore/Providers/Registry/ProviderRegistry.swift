@@ -15,6 +15,14 @@ public enum ProviderRegistry {
         all.first { $0.provider == provider }
     }
 
+    /// The provider a stored, configured or restored name means, if this build speaks it (`local` is no provider).
+    public static func provider(named name: String) -> Provider? {
+        self[Provider(rawValue: name)]?.provider
+    }
+
+    /// Every provider's name, for messages that list what a name may be.
+    public static var names: String { all.map(\.provider.rawValue).joined(separator: ", ") }
+
     /// Every enrollment URI form, for "unknown scheme" messages.
     public static var enrollmentLabels: [String] { all.flatMap { $0.enrollmentForms.map(\.label) } }
 

@@ -5,7 +5,8 @@ import PushAgentCore
 import PushAgentStore
 import Synchronization
 
-/// privacyIDEA's second transport (protocols.md §4.5), a push source of its own: poll-only tokens are polled every
+/// privacyIDEA's second transport (protocols.md §4.5), a push source of its own (one per provider of the dialect):
+/// poll-only tokens, and those whose URI did not say (eduMFA's, §9.1), are polled every
 /// `privacyidea_poll_seconds` (a failing server backs off), every token on `pushctl refresh`. A poll's challenges go to
 /// ingest as one batch, keyed by nonce, so polling the same open challenge again changes nothing.
 final class PrivacyIDEAPollSource: PushSource {
@@ -18,7 +19,7 @@ final class PrivacyIDEAPollSource: PushSource {
     private let schedule = Mutex<[String: (next: Date, backoff: Backoff)]>([:])
     /// What `pushctl status` tells: when a poll last brought a challenge, which poll-only tokens there are, and why
     /// those failing fail.
-    private let progress = Mutex<(lastReceivedAt: Date?, pollOnly: Set<String>, failing: [String: String])>(
+    private let progress = Mutex<(lastReceivedAt: Date?, polled: Set<String>, failing: [String: String])>(
         (nil, [], [:]))
     private let startedAt = Date()
 
@@ -38,7 +39,7 @@ final class PrivacyIDEAPollSource: PushSource {
                 let accounts = try await store.accounts(provider: provider.provider)
                 let enrolled = Set(accounts.map(\.account.id))
                 progress.withLock { progress in
-                    progress.pollOnly.formIntersection(enrolled)
+                    progress.polled.formIntersection(enrolled)
                     progress.failing = progress.failing.filter { enrolled.contains($0.key) }
                 }
                 for account in accounts where isDue(account.account) {
@@ -51,7 +52,7 @@ final class PrivacyIDEAPollSource: PushSource {
         }
     }
 
-    /// Polls every privacyIDEA token now (`POST /v1/refresh`).
+    /// Polls every token of its provider now (`POST /v1/refresh`).
     func refresh(into ingest: PushIngest) async throws -> RefreshResponse? {
         var response = RefreshResponse(polled: 0, newApprovals: [], failures: [])
         for account in try await store.accounts(provider: provider.provider) {
@@ -67,12 +68,12 @@ final class PrivacyIDEAPollSource: PushSource {
     }
 
     func health() -> PushSourceStatus {
-        let (lastReceivedAt, pollOnly, failing) = progress.withLock { $0 }
-        guard !pollOnly.isEmpty else {
+        let (lastReceivedAt, polled, failing) = progress.withLock { $0 }
+        guard !polled.isEmpty else {
             return PushSourceStatus(name: name, state: "idle", detail: "no polled \(provider.displayName) token",
                                     lastReceivedAt: lastReceivedAt)
         }
-        let every = "\(pollOnly.count) polled token(s) every \(config.current.providers.privacyIDEA.pollSeconds) s"
+        let every = "\(polled.count) polled token(s) every \(config.current.providers.privacyIDEA.pollSeconds) s"
         guard !failing.isEmpty else {
             return PushSourceStatus(name: name, state: "polling", detail: every, lastReceivedAt: lastReceivedAt)
         }
@@ -85,11 +86,11 @@ final class PrivacyIDEAPollSource: PushSource {
     private func tend(_ account: StoredAccount, ingest: PushIngest) async {
         let id = account.account.id
         do {
-            let pollOnly = try PrivacyIDEAModule.credentials(of: account).pollsOnSchedule
+            let polled = try PrivacyIDEAModule.credentials(of: account).pollsOnSchedule
             progress.withLock { progress in
-                if pollOnly { progress.pollOnly.insert(id) } else { progress.pollOnly.remove(id) }
+                if polled { progress.polled.insert(id) } else { progress.polled.remove(id) }
             }
-            guard pollOnly else {
+            guard polled else {
                 // Relay-token accounts are only polled on refresh; look again in case the account changes.
                 reschedule(id, failed: nil)
                 return

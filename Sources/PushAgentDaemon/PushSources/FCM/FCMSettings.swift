@@ -92,8 +92,8 @@ struct FCMSettings: ConfigSection {
             // The list replaces the app's earlier one (the environment's over the file's).
             appForProvider = appForProvider.filter { $0.value != name }
             for word in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !word.isEmpty {
-                guard let provider = ProviderRegistry[Provider(rawValue: word)]?.provider else {
-                    throw ConfigError("\(origin): \(field) names '\(word)', which is not a provider (\(ProviderRegistry.all.map(\.provider.rawValue).joined(separator: ", ")))")
+                guard let provider = ProviderRegistry.provider(named: word) else {
+                    throw ConfigError("\(origin): \(field) names '\(word)', which is not a provider (\(ProviderRegistry.names))")
                 }
                 if let other = appForProvider[provider], other != name {
                     throw ConfigError("\(origin): \(field) claims \(word), which FCM app '\(other)' already has: a provider has one default app")
