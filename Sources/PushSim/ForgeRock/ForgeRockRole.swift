@@ -5,14 +5,8 @@ struct ForgeRockRole: SimRole {
     static let name = "forgerock"
     let sim: ForgeRockSim
 
-    init(context: SimRoleContext) {
-        sim = ForgeRockSim(relay: context.relay, events: context.events)
-    }
-
     func addRoutes(to router: Router<BasicRequestContext>) {
         AMRoutes(sim: sim).add(to: router)
         ForgeRockAdminRoutes(sim: sim).add(to: router)
     }
-
-    func setPublicURL(_ url: String) async { await sim.setPublicURL(url) }
 }

@@ -2,7 +2,7 @@ import Foundation
 import PushAgentCore
 
 /// The AM the simulator plays: issued enrollments, registered devices, pushes sent, answers received.
-actor ForgeRockSim {
+actor ForgeRockSim: SimRoleState {
     /// What the sim puts in `l` and expects back as `Cookie`, as AM's load balancer would.
     static let cookie = "amlbcookie=01"
     static let endpointPath = "/openam/json/push/sns/message"
@@ -27,7 +27,7 @@ actor ForgeRockSim {
 
     let relay: RelaySender
     let events: SimEvents
-    private var publicURL = ""
+    var publicURL = ""
     private var enrollments: [String: Enrollment] = [:]
     private(set) var registrations: [String: (registration: SimAdminAPI.Registration, secret: Data)] = [:]
     private var pushes: [String: SentPush] = [:]
@@ -38,11 +38,6 @@ actor ForgeRockSim {
     init(relay: RelaySender, events: SimEvents) {
         self.relay = relay
         self.events = events
-    }
-
-    /// Known only once the server is listening (the port may be picked by the system).
-    func setPublicURL(_ url: String) {
-        publicURL = url.trimmingSuffix("/")
     }
 
     // MARK: Admin API

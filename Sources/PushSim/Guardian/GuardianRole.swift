@@ -5,14 +5,8 @@ struct GuardianRole: SimRole {
     static let name = "guardian"
     let sim: GuardianSim
 
-    init(context: SimRoleContext) {
-        sim = GuardianSim(relay: context.relay, events: context.events)
-    }
-
     func addRoutes(to router: Router<BasicRequestContext>) {
         GuardianRoutes(sim: sim).add(to: router)
         GuardianAdminRoutes(sim: sim).add(to: router)
     }
-
-    func setPublicURL(_ url: String) async { await sim.setPublicURL(url) }
 }

@@ -3,7 +3,7 @@ import PushAgentCore
 
 /// The Auth0 Guardian tenant the simulator plays (protocols.md §10): enrollment tickets, enrolled devices
 /// with their public keys and push tokens, and the sign-in transactions pushed to them.
-actor GuardianSim {
+actor GuardianSim: SimRoleState {
     typealias API = SimAdminAPI.Guardian
 
     /// Guardian's own hosts serve the device API at their root, a tenant's domain under `/appliance-mfa`; the agent
@@ -41,7 +41,7 @@ actor GuardianSim {
 
     let relay: RelaySender
     let events: SimEvents
-    private(set) var publicURL = ""
+    var publicURL = ""
     /// Issued, unused tickets by `enrollment_tx_id`.
     var tickets: [String: Ticket] = [:]
     var devices: [String: Device] = [:]
@@ -56,10 +56,6 @@ actor GuardianSim {
     init(relay: RelaySender, events: SimEvents) {
         self.relay = relay
         self.events = events
-    }
-
-    func setPublicURL(_ url: String) {
-        publicURL = url.trimmingSuffix("/")
     }
 
     // MARK: Admin API

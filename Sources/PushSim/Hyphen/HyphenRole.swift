@@ -5,15 +5,9 @@ struct HyphenRole: SimRole {
     static let name = "hyphen"
     let sim: HyphenSim
 
-    init(context: SimRoleContext) {
-        sim = HyphenSim(relay: context.relay, events: context.events)
-    }
-
     func addRoutes(to router: Router<BasicRequestContext>) {
         HyphenRoutes(sim: sim).add(to: router)
         FlowAccessRoutes(sim: sim).add(to: router)
         HyphenAdminRoutes(sim: sim).add(to: router)
     }
-
-    func setPublicURL(_ url: String) async { await sim.setPublicURL(url) }
 }

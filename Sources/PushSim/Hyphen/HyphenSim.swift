@@ -4,7 +4,7 @@ import PushAgentCore
 
 /// The Hyphen the simulator plays: users with their sign-in credentials and devices, 2FA requests in both
 /// directions, Hyphen's server and paymaster keys, and the Flow chain (`FlowLedger`) behind them.
-actor HyphenSim {
+actor HyphenSim: SimRoleState {
     static let appName = "PushSim"
     let chain = HyphenChain.testnet
     nonisolated let appSecret = "pushsim-hyphen-" + HyphenSim.randomHex(16)
@@ -51,8 +51,6 @@ actor HyphenSim {
         self.events = events
         ledger.create(chain.paymaster, keys: [.init(publicKey: paymasterKey.publicKey, hashing: "SHA2_256", weight: 1000)])
     }
-
-    func setPublicURL(_ url: String) { publicURL = url.trimmingSuffix("/") }
 
     // MARK: Admin: users
 

@@ -5,14 +5,8 @@ struct PlusAuthRole: SimRole {
     static let name = "plusauth"
     let sim: PlusAuthSim
 
-    init(context: SimRoleContext) {
-        sim = PlusAuthSim(relay: context.relay, events: context.events)
-    }
-
     func addRoutes(to router: Router<BasicRequestContext>) {
         PlusAuthRoutes(sim: sim).add(to: router)
         PlusAuthAdminRoutes(sim: sim).add(to: router)
     }
-
-    func setPublicURL(_ url: String) async { await sim.setPublicURL(url) }
 }

@@ -3,7 +3,7 @@ import PushAgentCore
 
 /// The PlusAuth tenant the simulator plays: issued QR codes, enrolled devices (with the key pairs they upload),
 /// pushes sent, answers received.
-actor PlusAuthSim {
+actor PlusAuthSim: SimRoleState {
     typealias API = SimAdminAPI.PlusAuth
 
     static let enrollPath = "/push-authenticator/enroll"
@@ -32,7 +32,7 @@ actor PlusAuthSim {
 
     let relay: RelaySender
     let events: SimEvents
-    private(set) var publicURL = ""
+    var publicURL = ""
     /// Issued QR codes by their `context_token`, each good for one enrollment: (account, issuer).
     var enrollments: [String: (account: String, issuer: String)] = [:]
     var devices: [String: Device] = [:]
@@ -42,10 +42,6 @@ actor PlusAuthSim {
     init(relay: RelaySender, events: SimEvents) {
         self.relay = relay
         self.events = events
-    }
-
-    func setPublicURL(_ url: String) {
-        publicURL = url.trimmingSuffix("/")
     }
 
     // MARK: Admin API

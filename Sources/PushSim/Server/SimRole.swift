@@ -3,12 +3,37 @@ import Hummingbird
 /// One identity provider the sim plays: its IdP endpoints and its admin API under `/sim/<name>/`.
 /// Adding a provider adds one role (in its own folder) and one entry in `SimRoles.all`.
 protocol SimRole: Sendable {
+    /// The actor that holds the provider's state; the role's routes all work on this one instance.
+    associatedtype State: SimRoleState
     /// The provider's name, as in `pushsim <name> serve` and `/sim/<name>/`.
     static var name: String { get }
+    var sim: State { get }
+    init(sim: State)
     init(context: SimRoleContext)
     func addRoutes(to router: Router<BasicRequestContext>)
     /// Known only once the server listens (the port may be picked by the system); goes into enrollment URIs.
     func setPublicURL(_ url: String) async
+}
+
+extension SimRole {
+    init(context: SimRoleContext) {
+        self.init(sim: State(relay: context.relay, events: context.events))
+    }
+
+    func setPublicURL(_ url: String) async { await sim.setPublicURL(url) }
+}
+
+/// A role's provider state: made from what every role gets, and told the public URL once the server listens.
+protocol SimRoleState: Actor {
+    init(relay: RelaySender, events: SimEvents)
+    /// The base URL agents reach the sim at, without a trailing slash; empty until the server listens.
+    var publicURL: String { get set }
+}
+
+extension SimRoleState {
+    func setPublicURL(_ url: String) {
+        publicURL = url.trimmingSuffix("/")
+    }
 }
 
 /// What every role gets: the relay to send pushes through and the event lines on stdout.
