@@ -13,25 +13,14 @@ public struct DesktopNotification: Sendable, Equatable {
 
     public var summary: String
     public var body: String
-    public var actions: [Action]
-    public var urgency: Urgency
+    public var actions: [Action] = []
+    public var urgency: Urgency = .normal
     /// Stays in the server after an action is invoked, where the server supports it (`resident`).
-    public var resident: Bool
+    public var resident = false
     /// Not kept in the server's history (`transient`): results shown briefly.
-    public var transient: Bool
+    public var transient = false
     /// -1: the server's default, 0: until closed.
-    public var expireTimeoutMs: Int32
-
-    public init(summary: String, body: String, actions: [Action] = [], urgency: Urgency = .normal,
-                resident: Bool = false, transient: Bool = false, expireTimeoutMs: Int32 = -1) {
-        self.summary = summary
-        self.body = body
-        self.actions = actions
-        self.urgency = urgency
-        self.resident = resident
-        self.transient = transient
-        self.expireTimeoutMs = expireTimeoutMs
-    }
+    public var expireTimeoutMs: Int32 = -1
 }
 
 /// What the notification server tells us: an action button was pressed, or a notification went away; and what the

@@ -4,11 +4,6 @@ public struct EnrollmentURI: Sendable, Equatable {
     /// The provider's own reading of it; its module takes it back with `details(as:)`.
     public let details: any ProviderEnrollmentURI
 
-    public init(provider: Provider, details: any ProviderEnrollmentURI) {
-        self.provider = provider
-        self.details = details
-    }
-
     public static func parse(_ uri: String) throws(EnrollmentURIError) -> EnrollmentURI {
         let parts = try EnrollmentURIParts(uri)
         if let (provider, form) = ProviderRegistry.enrollmentForm(for: parts) {

@@ -32,12 +32,6 @@ public struct ForgeRockAnswerClaims: Codable, Sendable, Equatable {
     public var challengeResponse: String?
     /// A JSON boolean, present only on deny.
     public var deny: Bool?
-
-    public init(response: String, challengeResponse: String? = nil, deny: Bool? = nil) {
-        self.response = response
-        self.challengeResponse = challengeResponse
-        self.deny = deny
-    }
 }
 
 /// A push notification's claims (AM → device) as they are on the wire: every claim a JSON string, so a

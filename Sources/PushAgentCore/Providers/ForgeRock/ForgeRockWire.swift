@@ -5,11 +5,6 @@ import Foundation
 public struct ForgeRockMessageBody: Codable, Sendable, Equatable {
     public var messageId: String
     public var jwt: String
-
-    public init(messageId: String, jwt: String) {
-        self.messageId = messageId
-        self.jwt = jwt
-    }
 }
 
 /// The challenge-response that proves a registration or an answer comes from the holder of the shared secret.

@@ -26,11 +26,6 @@ public struct GuardianNotification: Codable, Sendable, Equatable {
     public struct Software: Codable, Sendable, Equatable {
         public var name: String?
         public var version: String?
-
-        public init(name: String?, version: String?) {
-            self.name = name
-            self.version = version
-        }
     }
 
     /// `l`: `{"n": name, "lat": …, "long": …}`.
@@ -38,12 +33,6 @@ public struct GuardianNotification: Codable, Sendable, Equatable {
         public var name: String?
         public var latitude: Double?
         public var longitude: Double?
-
-        public init(name: String?, latitude: Double?, longitude: Double?) {
-            self.name = name
-            self.latitude = latitude
-            self.longitude = longitude
-        }
     }
 
     public init(enrollmentId: String, transactionToken: String, challenge: String, startedAt: Date, expiresAt: Date,

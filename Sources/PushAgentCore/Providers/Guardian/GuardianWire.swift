@@ -7,11 +7,6 @@ import Foundation
 public struct GuardianPushCredentials: Codable, Sendable, Equatable {
     public var service: String
     public var token: String
-
-    public init(service: String, token: String) {
-        self.service = service
-        self.token = token
-    }
 }
 
 /// `POST <api>/api/enroll` body.
@@ -22,13 +17,6 @@ public struct GuardianEnrollmentBody: Codable, Sendable, Equatable {
     public var name: String
     public var pushCredentials: GuardianPushCredentials
     public var publicKey: GuardianJWK
-
-    public init(identifier: String, name: String, pushCredentials: GuardianPushCredentials, publicKey: GuardianJWK) {
-        self.identifier = identifier
-        self.name = name
-        self.pushCredentials = pushCredentials
-        self.publicKey = publicKey
-    }
 
     enum CodingKeys: String, CodingKey {
         case identifier, name, pushCredentials = "push_credentials", publicKey = "public_key"
@@ -148,12 +136,6 @@ public struct GuardianDeviceUpdateBody: Codable, Sendable, Equatable {
     public var identifier: String?
     public var name: String?
     public var pushCredentials: GuardianPushCredentials?
-
-    public init(identifier: String? = nil, name: String? = nil, pushCredentials: GuardianPushCredentials? = nil) {
-        self.identifier = identifier
-        self.name = name
-        self.pushCredentials = pushCredentials
-    }
 
     enum CodingKeys: String, CodingKey { case identifier, name, pushCredentials = "push_credentials" }
 }

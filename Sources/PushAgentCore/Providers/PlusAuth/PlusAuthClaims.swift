@@ -86,19 +86,7 @@ public struct PlusAuthEnrollmentBody: Codable, Sendable, Equatable {
         public var service: String
         public var deviceToken: String
 
-        public init(service: String, deviceToken: String) {
-            self.service = service
-            self.deviceToken = deviceToken
-        }
-
         enum CodingKeys: String, CodingKey { case service, deviceToken = "device_token" }
-    }
-
-    public init(publicKey: PlusAuthJWK, privateKey: PlusAuthJWK, deviceIdentifier: String, credentials: PushCredentials) {
-        self.publicKey = publicKey
-        self.privateKey = privateKey
-        self.deviceIdentifier = deviceIdentifier
-        self.credentials = credentials
     }
 
     enum CodingKeys: String, CodingKey {
@@ -111,11 +99,6 @@ public struct PlusAuthResolveBody: Codable, Sendable, Equatable {
     /// The device's answer JWT.
     public var context: String
     public var deviceIdentifier: String
-
-    public init(context: String, deviceIdentifier: String) {
-        self.context = context
-        self.deviceIdentifier = deviceIdentifier
-    }
 
     enum CodingKeys: String, CodingKey { case context, deviceIdentifier = "device_identifier" }
 }

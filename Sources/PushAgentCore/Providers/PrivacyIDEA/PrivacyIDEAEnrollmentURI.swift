@@ -4,7 +4,7 @@ import Foundation
 /// &enrollment_credential=…&v=1&serial=…&sslverify=0|1&poll_only=True|False`, or the same under `pia://pipush/`.
 public struct PrivacyIDEAEnrollmentURI: Sendable, Equatable {
     /// `otpauth` or `pia`.
-    public var scheme: String
+    public var scheme = "otpauth"
     public var label: String
     public var issuer: String
     public var serial: String
@@ -24,20 +24,6 @@ public struct PrivacyIDEAEnrollmentURI: Sendable, Equatable {
 
     public static let schemes: Set<String> = ["otpauth", "pia"]
 
-    public init(scheme: String = "otpauth", label: String, issuer: String, serial: String, registrationURL: String,
-                ttlMinutes: Int, enrollmentCredential: String, sslVerify: Bool, pollOnly: Bool, image: String? = nil) {
-        self.scheme = scheme
-        self.label = label
-        self.issuer = issuer
-        self.serial = serial
-        self.registrationURL = registrationURL
-        self.ttlMinutes = ttlMinutes
-        self.enrollmentCredential = enrollmentCredential
-        self.sslVerify = sslVerify
-        self.pollOnly = pollOnly
-        self.image = image
-    }
-
     public static func parse(_ uri: String) throws(EnrollmentURIError) -> PrivacyIDEAEnrollmentURI {
         try PrivacyIDEAEnrollmentURI(EnrollmentURIParts(uri))
     }
@@ -51,13 +37,6 @@ public struct PrivacyIDEAEnrollmentURI: Sendable, Equatable {
         public let schemes: Set<String>
         public let host: String
         public let defaultIssuer: String
-
-        public init(name: String, schemes: Set<String>, host: String, defaultIssuer: String) {
-            self.name = name
-            self.schemes = schemes
-            self.host = host
-            self.defaultIssuer = defaultIssuer
-        }
 
         public static let privacyIDEA = Dialect(name: "privacyIDEA", schemes: PrivacyIDEAEnrollmentURI.schemes,
                                                 host: "pipush", defaultIssuer: "privacyIDEA")
