@@ -46,3 +46,29 @@ enum AdminReply {
         return (after, .seconds(wait))
     }
 }
+
+/// The admin routes' two recurring kinds: a JSON command, and a page of a role's log.
+extension RouterGroup {
+    /// `POST path`: the JSON body (an empty body is `empty`, when given) goes to `handle`, whose result is the reply.
+    @discardableResult
+    func postJSON<Body: Decodable & Sendable>(
+        _ path: RouterPath, empty: Body? = nil,
+        _ handle: @escaping @Sendable (_ body: Body, _ context: Context) async throws -> some Encodable
+    ) -> Self {
+        post(path) { request, context in
+            await AdminReply.reply { try await handle(try await JSONReply.decode(Body.self, from: request, empty: empty), context) }
+        }
+    }
+
+    /// `GET path?after=N&wait=S`: the log's entries after N (waiting up to S seconds for one), as `page` wraps them.
+    @discardableResult
+    func getPage<Entry: Sendable>(_ path: RouterPath, of log: AnswerLog<Entry>,
+                                  _ page: @escaping @Sendable ([Entry]) -> some Encodable) -> Self {
+        get(path) { request, _ in
+            await AdminReply.reply {
+                let (after, wait) = try AdminReply.cursor(request)
+                return page(await log.answers(after: after, wait: wait))
+            }
+        }
+    }
+}

@@ -51,30 +51,14 @@ struct PlusAuthAdminRoutes: Sendable {
 
     func add(to router: Router<BasicRequestContext>) {
         let group = router.group("/sim/plusauth")
-        group.post("/enroll-uri") { request, _ in
-            await AdminReply.reply {
-                let body = try await JSONReply.decode(SimAdminAPI.PlusAuth.EnrollURIRequest.self, from: request, empty: .init())
-                return SimAdminAPI.EnrollURIResponse(uri: try await sim.enrollmentURI(body))
-            }
+        group.postJSON("/enroll-uri", empty: SimAdminAPI.PlusAuth.EnrollURIRequest()) { body, _ in
+            SimAdminAPI.EnrollURIResponse(uri: try await sim.enrollmentURI(body))
         }
-        group.post("/push") { request, _ in
-            await AdminReply.reply {
-                let body = try await JSONReply.decode(SimAdminAPI.PlusAuth.PushRequest.self, from: request, empty: .init())
-                return try await sim.push(body, now: Date())
-            }
+        group.postJSON("/push", empty: SimAdminAPI.PlusAuth.PushRequest()) { body, _ in try await sim.push(body, now: Date()) }
+        group.postJSON("/push-claims", empty: SimAdminAPI.ClaimsPushRequest()) { body, _ in
+            try await sim.pushClaims(body, now: Date())
         }
-        group.post("/push-claims") { request, _ in
-            await AdminReply.reply {
-                let body = try await JSONReply.decode(SimAdminAPI.ClaimsPushRequest.self, from: request, empty: .init())
-                return try await sim.pushClaims(body, now: Date())
-            }
-        }
-        group.get("/answers") { request, _ in
-            await AdminReply.reply {
-                let (after, wait) = try AdminReply.cursor(request)
-                return SimAdminAPI.PlusAuth.AnswersResponse(answers: await sim.answers.answers(after: after, wait: wait))
-            }
-        }
+        group.getPage("/answers", of: sim.answers) { SimAdminAPI.PlusAuth.AnswersResponse(answers: $0) }
         group.get("/registrations") { _, _ in
             JSONReply.make(.ok, SimAdminAPI.PlusAuth.RegistrationsResponse(registrations: await sim.registrationList()))
         }
