@@ -35,9 +35,22 @@ public struct StepUpChallenge: Sendable, Equatable, CustomStringConvertible {
     /// Why the server asks, in its words (`error_description`, the delivery method…), shown to the user.
     public var reason: String?
     /// RFC 9470 `acr_values`, in order of preference.
-    public var acrValues: [String] = []
+    public var acrValues: [String]
     /// RFC 9470 `max_age`, seconds.
     public var maxAge: Int?
+
+    /// Public (not the memberwise one) because custom triggers outside this module build their challenges.
+    public init(trigger: String, origin: String, credential: Credential, placement: TokenPlacement,
+                businessNumber: String? = nil, reason: String? = nil, acrValues: [String] = [], maxAge: Int? = nil) {
+        self.trigger = trigger
+        self.origin = origin
+        self.credential = credential
+        self.placement = placement
+        self.businessNumber = businessNumber
+        self.reason = reason
+        self.acrValues = acrValues
+        self.maxAge = maxAge
+    }
 
     /// Challenged requests with equal keys share one flow: same trigger, server, business number and requirement.
     public var key: String {
