@@ -7,21 +7,11 @@ public struct ForgeRockRegistrationClaims: Codable, Sendable, Equatable {
     public var deviceId: String
     public var deviceName: String
     /// "android"/"gcm" is the only FCM combination AM is known to accept (protocols.md §1.8.4).
-    public var deviceType: String
-    public var communicationType: String
+    public var deviceType = "android"
+    public var communicationType = "gcm"
     public var mechanismUid: String
     /// base64(HMAC-SHA256(secret, registration challenge)).
     public var response: String
-
-    public init(deviceId: String, deviceName: String, deviceType: String = "android", communicationType: String = "gcm",
-                mechanismUid: String, response: String) {
-        self.deviceId = deviceId
-        self.deviceName = deviceName
-        self.deviceType = deviceType
-        self.communicationType = communicationType
-        self.mechanismUid = mechanismUid
-        self.response = response
-    }
 }
 
 /// Approve or deny (device → AM).
@@ -58,21 +48,6 @@ public struct ForgeRockNotificationClaims: Codable, Sendable, Equatable {
     /// `d`: user id.
     public var userId: String?
 
-    public init(challenge: String? = nil, ttl: String? = nil, mechanismUid: String? = nil, cookie: String? = nil,
-                issuedAtMillis: String? = nil, pushType: String? = nil, numbers: String? = nil, message: String? = nil,
-                contextInfo: String? = nil, userId: String? = nil) {
-        self.challenge = challenge
-        self.ttl = ttl
-        self.mechanismUid = mechanismUid
-        self.cookie = cookie
-        self.issuedAtMillis = issuedAtMillis
-        self.pushType = pushType
-        self.numbers = numbers
-        self.message = message
-        self.contextInfo = contextInfo
-        self.userId = userId
-    }
-
     enum CodingKeys: String, CodingKey {
         case challenge = "c", ttl = "t", mechanismUid = "u", cookie = "l", issuedAtMillis = "i", pushType = "k"
         case numbers = "n", message = "m", contextInfo = "x", userId = "d"
@@ -86,16 +61,7 @@ public struct ForgeRockTokenUpdateClaims: Codable, Sendable, Equatable {
     /// The new push token.
     public var deviceId: String
     public var deviceName: String
-    public var deviceType: String
-    public var communicationType: String
+    public var deviceType = "android"
+    public var communicationType = "gcm"
     public var mechanismUid: String
-
-    public init(deviceId: String, deviceName: String, deviceType: String = "android", communicationType: String = "gcm",
-                mechanismUid: String) {
-        self.deviceId = deviceId
-        self.deviceName = deviceName
-        self.deviceType = deviceType
-        self.communicationType = communicationType
-        self.mechanismUid = mechanismUid
-    }
 }

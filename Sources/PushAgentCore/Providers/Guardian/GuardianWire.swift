@@ -78,22 +78,10 @@ public struct GuardianAnswerClaims: Codable, Sendable, Equatable {
     /// The push's challenge `c`.
     public var sub: String
     /// Always `push`.
-    public var method: String
+    public var method = "push"
     public var accepted: Bool
     /// Only on a rejection, and only when there is a reason.
     public var reason: String?
-
-    public init(iat: Int64, exp: Int64, aud: String, iss: String, sub: String, method: String = "push",
-                accepted: Bool, reason: String? = nil) {
-        self.iat = iat
-        self.exp = exp
-        self.aud = aud
-        self.iss = iss
-        self.sub = sub
-        self.method = method
-        self.accepted = accepted
-        self.reason = reason
-    }
 
     enum CodingKeys: String, CodingKey {
         case iat, exp, aud, iss, sub, method = "auth0_guardian_method", accepted = "auth0_guardian_accepted"
@@ -112,14 +100,6 @@ public struct GuardianDeviceAccountClaims: Codable, Sendable, Equatable {
     public var iss: String
     /// The user id of the enrollment's reply.
     public var sub: String
-
-    public init(iat: Int64, exp: Int64, aud: String, iss: String, sub: String) {
-        self.iat = iat
-        self.exp = exp
-        self.aud = aud
-        self.iss = iss
-        self.sub = sub
-    }
 }
 
 /// `POST <api>/api/resolve-transaction` body.

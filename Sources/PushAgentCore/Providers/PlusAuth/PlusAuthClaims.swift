@@ -59,15 +59,6 @@ public struct PlusAuthAnswerClaims: Codable, Sendable, Equatable {
     /// On rejection: `ignore` or `fraud_suspicion`.
     public var rejectReason: String?
 
-    public init(contextToken: String?, iat: Int64?, selectedValue: String? = nil, response: String? = nil,
-                rejectReason: String? = nil) {
-        self.contextToken = contextToken
-        self.iat = iat
-        self.selectedValue = selectedValue
-        self.response = response
-        self.rejectReason = rejectReason
-    }
-
     enum CodingKeys: String, CodingKey {
         case contextToken = "context_token", iat, selectedValue = "selected_value", response
         case rejectReason = "reject_reason"
