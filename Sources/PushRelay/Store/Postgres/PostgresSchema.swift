@@ -140,30 +140,7 @@ enum PostgresSchema {
                 v_acknowledges boolean;
             BEGIN
                 acknowledged := 0;
-                SELECT d.delivered_seq, p_acknowledge AND EXISTS (
-                    SELECT 1 FROM message m WHERE m.device_id = p_device AND m.seq <= p_after)
-                    INTO delivered, v_acknowledges FROM device d WHERE d.id = p_device;
-                IF NOT FOUND THEN RETURN; END IF;
-                IF p_after > delivered THEN RETURN NEXT; RETURN; END IF;
-                IF v_acknowledges THEN
-                    PERFORM 1 FROM device d WHERE d.id = p_device FOR UPDATE;
-                    DELETE FROM message m WHERE m.device_id = p_device AND m.seq <= p_after;
-                    GET DIAGNOSTICS acknowledged = ROW_COUNT;
-                    UPDATE device d SET queued = d.queued - acknowledged WHERE d.id = p_device;
-                END IF;
-                FOR seq, message_id, data, notification, priority, sent_at, expires_at IN
-                    SELECT m.seq, m.message_id, m.data, m.notification, m.priority, m.sent_at, m.expires_at
-                    FROM message m WHERE m.device_id = p_device AND m.seq > p_after AND m.expires_at > p_now
-                    ORDER BY m.seq LIMIT p_limit
-                LOOP
-                    v_last := seq;
-                    RETURN NEXT;
-                END LOOP;
-                IF v_last IS NULL THEN
-                    RETURN NEXT;
-                ELSIF v_last > delivered THEN
-                    UPDATE device d SET delivered_seq = GREATEST(d.delivered_seq, v_last) WHERE d.id = p_device;
-                END IF;
+            \(unescaped: poll(.wholeFunction))
             END $$
             """,
         ],
@@ -240,35 +217,64 @@ enum PostgresSchema {
                     acknowledged := 0;
                     seq := NULL; message_id := NULL; data := NULL; notification := NULL; priority := NULL;
                     sent_at := NULL; expires_at := NULL;
-                    SELECT d.delivered_seq, p_acknowledge[i] AND EXISTS (
-                        SELECT 1 FROM message m WHERE m.device_id = v_device AND m.seq <= v_after)
-                        INTO delivered, v_acknowledges FROM device d WHERE d.id = v_device;
-                    CONTINUE WHEN NOT FOUND;
-                    IF v_after > delivered THEN RETURN NEXT; CONTINUE; END IF;
-                    IF v_acknowledges THEN
-                        PERFORM 1 FROM device d WHERE d.id = v_device FOR UPDATE;
-                        DELETE FROM message m WHERE m.device_id = v_device AND m.seq <= v_after;
-                        GET DIAGNOSTICS acknowledged = ROW_COUNT;
-                        UPDATE device d SET queued = d.queued - acknowledged WHERE d.id = v_device;
-                    END IF;
-                    FOR seq, message_id, data, notification, priority, sent_at, expires_at IN
-                        SELECT m.seq, m.message_id, m.data, m.notification, m.priority, m.sent_at, m.expires_at
-                        FROM message m WHERE m.device_id = v_device AND m.seq > v_after AND m.expires_at > p_nows[i]
-                        ORDER BY m.seq LIMIT p_limits[i]
-                    LOOP
-                        v_last := seq;
-                        RETURN NEXT;
-                    END LOOP;
-                    IF v_last IS NULL THEN
-                        RETURN NEXT;
-                    ELSIF v_last > delivered THEN
-                        UPDATE device d SET delivered_seq = GREATEST(d.delivered_seq, v_last) WHERE d.id = v_device;
-                    END IF;
+            \(unescaped: poll(.batchTurn))
                 END LOOP;
             END $$
             """,
         ],
     ]
+
+    /// Where one poll's PL/pgSQL runs: the whole of `pushrelay_poll`, or one turn of `pushrelay_poll_batch`'s loop
+    /// over its polls. The two are one poll, so they are written once (`poll(_:)`).
+    private enum PollScope {
+        case wholeFunction, batchTurn
+
+        /// The poll's device, cursor, limit, clock and acknowledge flag: the function's parameters, or the turn's.
+        var device: String { self == .wholeFunction ? "p_device" : "v_device" }
+        var after: String { self == .wholeFunction ? "p_after" : "v_after" }
+        var limit: String { self == .wholeFunction ? "p_limit" : "p_limits[i]" }
+        var now: String { self == .wholeFunction ? "p_now" : "p_nows[i]" }
+        var acknowledge: String { self == .wholeFunction ? "p_acknowledge" : "p_acknowledge[i]" }
+        /// Ends this poll: the function returns, the batch goes on to its next poll.
+        var leave: String { self == .wholeFunction ? "RETURN" : "CONTINUE" }
+        var leaveIfNoDevice: String { self == .wholeFunction ? "IF NOT FOUND THEN RETURN; END IF;" : "CONTINUE WHEN NOT FOUND;" }
+        var indent: String { self == .wholeFunction ? "    " : "        " }
+    }
+
+    /// One poll, after its outputs are reset: its rows, acknowledgement and `delivered_seq` mark. The text is the
+    /// one migrations 2 and 3 have always run (a shipped migration never changes), only written once.
+    private static func poll(_ scope: PollScope) -> String {
+        let (device, after) = (scope.device, scope.after)
+        return """
+            SELECT d.delivered_seq, \(scope.acknowledge) AND EXISTS (
+                SELECT 1 FROM message m WHERE m.device_id = \(device) AND m.seq <= \(after))
+                INTO delivered, v_acknowledges FROM device d WHERE d.id = \(device);
+            \(scope.leaveIfNoDevice)
+            IF \(after) > delivered THEN RETURN NEXT; \(scope.leave); END IF;
+            IF v_acknowledges THEN
+                PERFORM 1 FROM device d WHERE d.id = \(device) FOR UPDATE;
+                DELETE FROM message m WHERE m.device_id = \(device) AND m.seq <= \(after);
+                GET DIAGNOSTICS acknowledged = ROW_COUNT;
+                UPDATE device d SET queued = d.queued - acknowledged WHERE d.id = \(device);
+            END IF;
+            FOR seq, message_id, data, notification, priority, sent_at, expires_at IN
+                SELECT m.seq, m.message_id, m.data, m.notification, m.priority, m.sent_at, m.expires_at
+                FROM message m WHERE m.device_id = \(device) AND m.seq > \(after) AND m.expires_at > \(scope.now)
+                ORDER BY m.seq LIMIT \(scope.limit)
+            LOOP
+                v_last := seq;
+                RETURN NEXT;
+            END LOOP;
+            IF v_last IS NULL THEN
+                RETURN NEXT;
+            ELSIF v_last > delivered THEN
+                UPDATE device d SET delivered_seq = GREATEST(d.delivered_seq, v_last) WHERE d.id = \(device);
+            END IF;
+            """
+            .split(separator: "\n", omittingEmptySubsequences: false)
+            .map { scope.indent + $0 }
+            .joined(separator: "\n")
+    }
 
     /// The SQLSTATE `pushrelay_enqueue` raises for a full queue (class PR: ours, unused by PostgreSQL).
     static let queueFullState = "PR001"
