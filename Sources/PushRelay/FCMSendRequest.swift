@@ -1,6 +1,16 @@
 import Foundation
 import RelayWire
 
+/// A message as the sender asked for it, before the relay gives it a sequence number: what
+/// `FCMSendRequest` parses a send into, and the store keeps.
+struct OutgoingMessage: Sendable, Equatable {
+    var data: [String: String]
+    var notification: [String: String]?
+    var priority: MessagePriority
+    var collapseKey: String?
+    var ttlMilliseconds: Int64
+}
+
 /// A validated `messages:send` body. Validation follows FCM HTTP v1 for the subset the relay supports,
 /// with FCM's error statuses, so a sender that works against FCM behaves the same here.
 struct FCMSendRequest: Equatable, Sendable {

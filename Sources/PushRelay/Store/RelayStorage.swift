@@ -62,15 +62,6 @@ extension RelayStorage {
     }
 }
 
-/// A message as the sender asked for it, before the relay gives it a sequence number.
-struct OutgoingMessage: Sendable, Equatable {
-    var data: [String: String]
-    var notification: [String: String]?
-    var priority: MessagePriority
-    var collapseKey: String?
-    var ttlMilliseconds: Int64
-}
-
 struct StoredDevice: Sendable {
     var id: String
     var secretDigest: [UInt8]

@@ -1,0 +1,1 @@
+../../../Sources/PushRelay/FCMError.swift
