@@ -50,11 +50,7 @@ struct RelayConfigTests {
         ("listen = ", "relay.toml:1"),
     ])
     func badConfigFiles(text: String, expected: String) {
-        #expect {
-            try RelayFileConfig.parse(text, fileName: "relay.toml")
-        } throws: { error in
-            "\(error)".contains(expected)
-        }
+        expectConfigFileRefused(text, saying: expected)
     }
 
     @Test func flagsOverrideTheFile() throws {
@@ -78,6 +74,15 @@ struct RelayConfigTests {
             try RelayConfig.resolve(
                 listen: ListenAddress(host: "h", port: 1), stateDirectory: nil, senderKeys: [], registrationKey: nil, file: nil, fileName: "f")
         }
+    }
+}
+
+/// Expects `relay.toml` with `text` refused, the error saying `expected` (RelayConfigTests, ServiceAccountConfigTests).
+func expectConfigFileRefused(_ text: String, saying expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    #expect(sourceLocation: sourceLocation) {
+        try RelayFileConfig.parse(text, fileName: "relay.toml")
+    } throws: { error in
+        "\(error)".contains(expected)
     }
 }
 

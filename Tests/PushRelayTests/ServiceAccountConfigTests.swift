@@ -68,11 +68,7 @@ struct ServiceAccountConfigTests {
         ("service_accounts = \"k.pem\"", "`service_accounts` must be a table"),
     ])
     func badConfigFiles(text: String, expected: String) {
-        #expect {
-            try RelayFileConfig.parse(text, fileName: "relay.toml")
-        } throws: { error in
-            "\(error)".contains(expected)
-        }
+        expectConfigFileRefused(text, saying: expected)
     }
 
     /// Relative paths in the file are the file's neighbours; a project given by flag takes only the flags' keys.

@@ -215,11 +215,7 @@ struct RelayHTTPHandlerPipeliningTests {
             let waiting = try await connection.routes.nextHeld()
             try await connection.serverQuiesces()
             #expect(connection.isOpen)
-            waiting.send(.text(.ok, "woken"))
-            let answer = try await connection.response()
-            #expect(answer.closes)
-            try await connection.waitUntilClosed()
-            #expect(try await connection.wroteNothingMore())
+            try await Self.wakeForTheLastAnswer(waiting, connection)
             #expect(connection.routes.requests == ["GET /wait"])
         }
     }
