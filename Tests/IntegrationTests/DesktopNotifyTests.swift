@@ -17,22 +17,29 @@ struct DesktopNotifyTests {
             let sim = SimAdminClient(baseURL: cluster.simURL)
             let enroll = try await cluster.pushctl(["enroll", "-"], input: try await sim.enrollURI(.init(account: "alice")))
             #expect(enroll.status == 0, "enroll: \(enroll.stderr)")
-            let desktop = try await DesktopSession.start(directory: cluster.directory + "/desktop")
-            let notifier = try ManagedProcess(name: "pushctl notify", executable: Binaries.path("pushctl"),
-                                              arguments: ["--socket", cluster.socketPath, "notify"],
-                                              environment: desktop.environment)
-            do {
-                _ = try await notifier.waitForLine(startingWith: "pushctl notify: connected to the notification server (with action buttons)")
-                try await body(cluster, sim, desktop, notifier)
-            } catch {
-                print("pushctl notify said:\n\(notifier.text)")
-                await notifier.stop()
-                await desktop.stop()
-                throw error
-            }
+            try await withNotifier(cluster) { desktop, notifier in try await body(cluster, sim, desktop, notifier) }
+        }
+    }
+
+    /// A desktop session with `pushctl notify` connected to the cluster's daemon and to the session's notification
+    /// server, stopped afterwards; what `pushctl notify` said is printed on failure.
+    static func withNotifier(_ cluster: Cluster,
+                             _ body: (DesktopSession, ManagedProcess) async throws -> Void) async throws {
+        let desktop = try await DesktopSession.start(directory: cluster.directory + "/desktop")
+        let notifier = try ManagedProcess(name: "pushctl notify", executable: Binaries.path("pushctl"),
+                                          arguments: ["--socket", cluster.socketPath, "notify"],
+                                          environment: desktop.environment)
+        do {
+            _ = try await notifier.waitForLine(startingWith: "pushctl notify: connected to the notification server (with action buttons)")
+            try await body(desktop, notifier)
+        } catch {
+            print("pushctl notify said:\n\(notifier.text)")
             await notifier.stop()
             await desktop.stop()
+            throw error
         }
+        await notifier.stop()
+        await desktop.stop()
     }
 
     /// The notification for the push whose message is `message`, once the server has answered its Notify.

@@ -31,23 +31,11 @@ struct EduMFAEndToEndTests {
 
     @Test(arguments: [EduMFAServer.TokenType.edupush, .push])
     func tokenPolledOnScheduleAgainstRealEduMFA(type: EduMFAServer.TokenType) async throws {
-        let cluster = try await Cluster()
-        var server: EduMFAServer?
-        do {
-            let started = ContinuousClock.now
-            server = try await EduMFAServer(directory: cluster.directory + "/edumfa")
-            print("eduMFA (\(type.rawValue)) ready after \(ContinuousClock.now - started)")
-            // A scheduled poll every second: the only way a challenge reaches the agent in this test.
-            try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_PRIVACYIDEA_POLL_SECONDS": "1"])
-            try await Self.run(cluster, try #require(server), type: type)
-        } catch {
-            print("pushagentd output:\n\(cluster.daemon?.text ?? "")\neduMFA output:\n\(server?.process.text ?? "")")
-            await server?.stop()
-            await cluster.stopAll()
-            throw error
+        // A scheduled poll every second: the only way a challenge reaches the agent in this test.
+        try await withPrivacyIDEAFamilyServer("eduMFA (\(type.rawValue))", pollSeconds: 1,
+                                              start: { try await EduMFAServer(directory: $0) }) { cluster, server in
+            try await Self.run(cluster, server, type: type)
         }
-        await server?.stop()
-        await cluster.stopAll()
     }
 
     static func run(_ cluster: Cluster, _ server: EduMFAServer, type: EduMFAServer.TokenType) async throws {

@@ -12,20 +12,9 @@ import Testing
 struct GuardianDesktopNotifyTests {
     @Test func aGuardianPromptHasApproveAndDenyButtonsAndApprovesAtTheTenant() async throws {
         try await GuardianEndToEndTests.withEnrolledCluster { cluster, sim, _, _ in
-            let desktop = try await DesktopSession.start(directory: cluster.directory + "/desktop")
-            let notifier = try ManagedProcess(name: "pushctl notify", executable: Binaries.path("pushctl"),
-                                              arguments: ["--socket", cluster.socketPath, "notify"],
-                                              environment: desktop.environment)
-            do {
-                _ = try await notifier.waitForLine(
-                    startingWith: "pushctl notify: connected to the notification server (with action buttons)")
+            try await DesktopNotifyTests.withNotifier(cluster) { desktop, _ in
                 let push = try await sim.guardianPush(GuardianEndToEndTests.context)
-                var found: SeenNotification?
-                try await eventually("a notification for the Guardian push") {
-                    found = desktop.notifications().first { $0.body.hasPrefix(GuardianEndToEndTests.message) && $0.id != nil }
-                    return found != nil
-                }
-                let shown = try #require(found)
+                let shown = try await DesktopNotifyTests.notification(desktop, GuardianEndToEndTests.message)
                 #expect(shown.appName == "pushagent" && shown.summary == "Sign-in to PushSim")
                 #expect(shown.actionKeys == ["approve", "deny"], "no fraud button: Guardian lacks .fraudReport")
                 #expect(shown.actionLabels == ["Approve", "Deny"])
@@ -38,14 +27,7 @@ struct GuardianDesktopNotifyTests {
                 try await eventually("the result is shown") {
                     desktop.notifications().contains { $0.summary == "Sign-in approved" }
                 }
-            } catch {
-                print("pushctl notify said:\n\(notifier.text)")
-                await notifier.stop()
-                await desktop.stop()
-                throw error
             }
-            await notifier.stop()
-            await desktop.stop()
         }
     }
 }

@@ -50,15 +50,6 @@ struct GuardianEndToEndTests {
         return approvals[0]
     }
 
-    static func rejection(_ cluster: Cluster, _ reason: PushRejection.Reason) async throws -> RejectedPush {
-        var found: RejectedPush?
-        try await eventually("a \(reason.rawValue) rejection in history") {
-            found = try await cluster.client.history().compactMap(\.rejectedPush).first { $0.reason == reason }
-            return found != nil
-        }
-        return try #require(found)
-    }
-
     /// What the approval of a push with `context` shows, exactly.
     static func expectShowsTheContext(_ approval: Approval, account: Account) {
         #expect(approval.provider == .guardian && approval.accountId == account.id)
@@ -151,7 +142,7 @@ struct GuardianEndToEndTests {
             let forged = try await sim.guardianPush(.init(unknownDevice: true))
             let forgedDai = try #require(forged.data["dai"])
             #expect(forgedDai != account.id && forged.device != forgedDai)
-            let refused = try await Self.rejection(cluster, .unknownAccount)
+            let refused = try await cluster.rejectedPush(.unknownAccount)
             #expect(refused.provider == .guardian)
             #expect(refused.message == "no Auth0 Guardian account here is the enrollment \(forgedDai) the push names",
                     "\(refused.message)")
@@ -169,7 +160,7 @@ struct GuardianEndToEndTests {
             #expect(try await sim.guardianTransaction(push.transactionId, wait: 10).state == .accepted)
             let replay = try await sim.guardianPush(.init(transactionId: push.transactionId))
             #expect(replay.data == push.data && replay.transactionId == push.transactionId)
-            let duplicate = try await Self.rejection(cluster, .duplicate)
+            let duplicate = try await cluster.rejectedPush(.duplicate)
             #expect(duplicate.provider == .guardian)
             #expect(duplicate.message == "a replay of the push behind approval \(approval.id): no second approval",
                     "\(duplicate.message)")
@@ -190,15 +181,8 @@ struct GuardianEndToEndTests {
             let oldToken = try #require(try await cluster.client.status().pushToken)
 
             // The relay forgets the device (its database lost): a new registration, a new token, Guardian told.
-            await cluster.relay?.stop()
-            try FileManager.default.removeItem(atPath: cluster.directory + "/relay")
-            try await cluster.startRelay()
-            var newToken: String?
-            try await eventually("the daemon registers again and gets a new push token") {
-                let status = try await cluster.client.status()
-                newToken = status.pushToken
-                return status.relay.state == .connected && status.pushToken != nil && status.pushToken != oldToken
-            }
+            try await cluster.restartRelayWithoutItsDatabase()
+            let newToken = try await cluster.newPushToken(replacing: oldToken)
             try await eventually("Guardian (pushsim) is told the new token") {
                 try await sim.guardianDevices().first?.pushToken == newToken
             }

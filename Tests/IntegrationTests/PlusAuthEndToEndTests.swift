@@ -35,15 +35,6 @@ struct PlusAuthEndToEndTests {
         return approvals[0]
     }
 
-    static func rejection(_ cluster: Cluster, _ reason: PushRejection.Reason) async throws -> RejectedPush {
-        var found: RejectedPush?
-        try await eventually("a \(reason.rawValue) rejection in history") {
-            found = try await cluster.client.history().compactMap(\.rejectedPush).first { $0.reason == reason }
-            return found != nil
-        }
-        return found!
-    }
-
     @Test func enrollThenApproveACodePushWithTheRightValue() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
             let accounts = try await cluster.pushctl(["accounts"])
@@ -97,7 +88,7 @@ struct PlusAuthEndToEndTests {
     @Test func expiredContextIsRefused() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
             _ = try await sim.plusAuthPush(.init(type: "prompt", ttl: 60, expired: true))
-            let rejected = try await Self.rejection(cluster, .expired)
+            let rejected = try await cluster.rejectedPush(.expired)
             #expect(rejected.provider == .plusauth && rejected.message.hasPrefix("PlusAuth context expired at "))
             #expect(try await cluster.client.approvals().isEmpty)
         }
@@ -106,7 +97,7 @@ struct PlusAuthEndToEndTests {
     @Test func tamperedContextIsRefusedLoggedAndKept() async throws {
         try await Self.withEnrolledCluster { cluster, sim in
             _ = try await sim.plusAuthPush(.init(type: "code", tampered: true))
-            let rejected = try await Self.rejection(cluster, .badSignature)
+            let rejected = try await cluster.rejectedPush(.badSignature)
             #expect(rejected.message.contains("the signature matches none of the 1 enrolled PlusAuth account key(s)"))
             #expect(try await cluster.client.approvals().isEmpty)
             let history = try await cluster.pushctl(["history"])

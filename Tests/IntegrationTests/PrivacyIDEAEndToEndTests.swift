@@ -10,23 +10,11 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(15)))
 struct PrivacyIDEAEndToEndTests {
     @Test func pollOnlyTokenAgainstRealPrivacyIDEA() async throws {
-        let cluster = try await Cluster()
-        var server: PrivacyIDEAServer?
-        do {
-            let started = ContinuousClock.now
-            server = try await PrivacyIDEAServer(directory: cluster.directory + "/privacyidea")
-            print("privacyIDEA ready after \(ContinuousClock.now - started)")
-            // Poll only on `pushctl refresh` at first: an hour between scheduled polls.
-            try await cluster.startDaemon(extraEnvironment: ["PUSHAGENT_PRIVACYIDEA_POLL_SECONDS": "3600"])
-            try await Self.run(cluster, try #require(server))
-        } catch {
-            print("pushagentd output:\n\(cluster.daemon?.text ?? "")\nprivacyIDEA output:\n\(server?.process.text ?? "")")
-            await server?.stop()
-            await cluster.stopAll()
-            throw error
+        // Poll only on `pushctl refresh` at first: an hour between scheduled polls.
+        try await withPrivacyIDEAFamilyServer("privacyIDEA", pollSeconds: 3600,
+                                              start: { try await PrivacyIDEAServer(directory: $0) }) { cluster, server in
+            try await Self.run(cluster, server)
         }
-        await server?.stop()
-        await cluster.stopAll()
     }
 
     static func run(_ cluster: Cluster, _ server: PrivacyIDEAServer) async throws {

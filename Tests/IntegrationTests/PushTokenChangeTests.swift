@@ -18,15 +18,8 @@ struct PushTokenChangeTests {
             let oldToken = try await cluster.client.status().pushToken
             #expect(try await sim.deviceTokens()["alice"] == oldToken)
 
-            await cluster.relay?.stop()
-            try FileManager.default.removeItem(atPath: cluster.directory + "/relay")
-            try await cluster.startRelay()
-            var newToken: String?
-            try await eventually("the daemon registers again and gets a new push token") {
-                let status = try await cluster.client.status()
-                newToken = status.pushToken
-                return status.relay.state == .connected && status.pushToken != nil && status.pushToken != oldToken
-            }
+            try await cluster.restartRelayWithoutItsDatabase()
+            let newToken = try await cluster.newPushToken(replacing: oldToken)
             try await eventually("ForgeRock (pushsim's AM) is told the new token") {
                 try await sim.deviceTokens()["alice"] == newToken
             }
@@ -70,9 +63,7 @@ struct PushTokenChangeTests {
             let oldToken = try await cluster.client.status().pushToken
 
             try await sim.setOutage(down: true)
-            await cluster.relay?.stop()
-            try FileManager.default.removeItem(atPath: cluster.directory + "/relay")
-            try await cluster.startRelay()
+            try await cluster.restartRelayWithoutItsDatabase()
             try await eventually("telling ForgeRock fails and is shown") {
                 let account = try await cluster.client.accounts().first
                 return account?.needsTokenUpdate == true
