@@ -3,6 +3,28 @@ import PackageDescription
 
 let swiftSettings: [SwiftSetting] = [.swiftLanguageMode(.v6)]
 
+/// The dependencies' products that several targets use, each spelled once.
+extension Target.Dependency {
+    static let argumentParser = product(name: "ArgumentParser", package: "swift-argument-parser")
+    static let hummingbird = product(name: "Hummingbird", package: "hummingbird")
+    static let serviceLifecycle = product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+    static let grdb = product(name: "GRDB", package: "GRDB.swift")
+    static let crypto = product(name: "Crypto", package: "swift-crypto")
+    static let logging = product(name: "Logging", package: "swift-log")
+    static let cryptoExtras = product(name: "CryptoExtras", package: "swift-crypto")
+    static let nioPosix = product(name: "NIOPosix", package: "swift-nio")
+    static let nioHTTP1 = product(name: "NIOHTTP1", package: "swift-nio")
+    static let nioCore = product(name: "NIOCore", package: "swift-nio")
+    static let jwtKit = product(name: "JWTKit", package: "jwt-kit")
+    static let httpTypes = product(name: "HTTPTypes", package: "swift-http-types")
+    static let tomlKit = product(name: "TOMLKit", package: "TOMLKit")
+    static let swiftProtobuf = product(name: "SwiftProtobuf", package: "swift-protobuf")
+    static let openAPIRuntime = product(name: "OpenAPIRuntime", package: "swift-openapi-runtime")
+    static let nioSSL = product(name: "NIOSSL", package: "swift-nio-ssl")
+    static let nioHTTPTypes = product(name: "NIOHTTPTypes", package: "swift-nio-extras")
+    static let nioEmbedded = product(name: "NIOEmbedded", package: "swift-nio")
+}
+
 let package = Package(
     name: "pushagent",
     platforms: [.macOS(.v15)],
@@ -54,13 +76,9 @@ let package = Package(
 
         // Pure logic: models, router, provider decoding/verification/answers, OTP, URI parsing. No I/O.
         .target(name: "PushAgentCore", dependencies: [
-            "RelayWire",
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "Crypto", package: "swift-crypto"),
+            "RelayWire", .jwtKit, .crypto,
             // RSA keys for PlusAuth's RS256 (jwt-kit builds on the same module), and their PKCS#1 DER for JWK export.
-            .product(name: "CryptoExtras", package: "swift-crypto"),
-            .product(name: "SwiftASN1", package: "swift-asn1"),
-            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
+            .cryptoExtras, .product(name: "SwiftASN1", package: "swift-asn1"), .swiftProtobuf,
         ], swiftSettings: swiftSettings),
         // The one HTTP client (libcurl): daemon outbound calls, pushsim sends, pushctl over the socket.
         .target(name: "CurlHTTP", dependencies: ["CCurl"], swiftSettings: swiftSettings),
@@ -70,70 +88,41 @@ let package = Package(
         .target(name: "ControlClient", dependencies: ["ControlWire", "CurlHTTP", "PushAgentCore"], swiftSettings: swiftSettings),
         // sd_notify, journald log handler.
         .target(name: "SystemdSupport", dependencies: [
-            "CSystemd", .product(name: "Logging", package: "swift-log"),
+            "CSystemd", .logging,
         ], swiftSettings: swiftSettings),
         // What both HTTP servers (control socket, relay) guard connections with: request deadlines and the fd limit.
         .target(name: "ConnectionGuards", dependencies: [
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+            .nioCore, .nioHTTP1, .nioHTTPTypes,
         ], swiftSettings: swiftSettings),
         // The relay's device API as both sides see it: a delivered message, a poll's reply, a registration.
         .target(name: "RelayWire", swiftSettings: swiftSettings),
         // Writes to SQLite through GRDB that the relay and the agent share.
-        .target(name: "SQLiteWrites", dependencies: [.product(name: "GRDB", package: "GRDB.swift")],
+        .target(name: "SQLiteWrites", dependencies: [.grdb],
                 swiftSettings: swiftSettings),
         // The agent's SQLite state.
         .target(name: "PushAgentStore", dependencies: [
-            "PushAgentCore", "RelayWire", "SQLiteWrites", .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Crypto", package: "swift-crypto"),
+            "PushAgentCore", "RelayWire", "SQLiteWrites", .grdb, .crypto,
         ], swiftSettings: swiftSettings),
         // pushagentd's services: config, relay loop, handlers, responders, control server.
         .target(name: "PushAgentDaemon", dependencies: [
             "PushAgentCore", "PushAgentStore", "ControlWire", "RelayWire", "CurlHTTP", "SystemdSupport", "ConnectionGuards", "CPAM",
-            "CPolkit",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "HummingbirdCore", package: "hummingbird"),
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOTLS", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOExtras", package: "swift-nio-extras"),
-            .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
+            "CPolkit", .hummingbird, .product(name: "HummingbirdCore", package: "hummingbird"), .nioCore,
+            .product(name: "NIOTLS", package: "swift-nio"), .nioPosix, .nioHTTP1,
+            .product(name: "NIOExtras", package: "swift-nio-extras"), .nioHTTPTypes, .nioSSL, .serviceLifecycle,
+            .product(name: "UnixSignals", package: "swift-service-lifecycle"), .logging, .tomlKit,
         ], swiftSettings: swiftSettings),
         // The relay: device registration, long-poll, FCM-v1-compatible send API, the OAuth2 token endpoint.
         .target(name: "PushRelay", dependencies: [
-            "RelayWire", "SQLiteWrites", "SystemdSupport", "ConnectionGuards",
-            .product(name: "NIOCore", package: "swift-nio"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "NIOHTTP1", package: "swift-nio"),
-            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "JWTKit", package: "jwt-kit"),
-            .product(name: "Crypto", package: "swift-crypto"),
-            .product(name: "CryptoExtras", package: "swift-crypto"),
-            .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "PostgresNIO", package: "postgres-nio"),
+            "RelayWire", "SQLiteWrites", "SystemdSupport", "ConnectionGuards", .nioCore, .nioPosix, .nioHTTP1,
+            .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"), .httpTypes, .jwtKit, .crypto,
+            .cryptoExtras, .grdb, .product(name: "PostgresNIO", package: "postgres-nio"),
             // Its ConnectionPoolError: a pool that stopped trying to connect says so with it, not a PSQLError.
-            .product(name: "_ConnectionPoolModule", package: "postgres-nio"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
-            .product(name: "TOMLKit", package: "TOMLKit"),
+            .product(name: "_ConnectionPoolModule", package: "postgres-nio"), .serviceLifecycle, .logging, .tomlKit,
         ], swiftSettings: swiftSettings),
         // The IdP emulator.
         .target(name: "PushSim", dependencies: [
-            "PushAgentCore", "CurlHTTP", "ConnectionGuards",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "SwiftProtobuf", package: "swift-protobuf"),
-            .product(name: "NIOSSL", package: "swift-nio-ssl"),
-            .product(name: "NIOPosix", package: "swift-nio"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            .product(name: "Logging", package: "swift-log"),
+            "PushAgentCore", "CurlHTTP", "ConnectionGuards", .hummingbird, .swiftProtobuf, .nioSSL, .nioPosix,
+            .serviceLifecycle, .logging,
         ], swiftSettings: swiftSettings),
 
         // `pushctl enroll --qr IMAGE`: PNG/JPEG → libzbar.
@@ -141,96 +130,83 @@ let package = Package(
 
         // The programs' shared entry point (exit codes of DESIGN.md §5/§6.1).
         .target(name: "CommandSupport", dependencies: [
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .argumentParser,
         ], swiftSettings: swiftSettings),
         // The step-up challenge retrier and its flows (pushagentd over the control socket, the terminal). No NIO.
         .target(name: "PushAgentKit", dependencies: ["CurlHTTP", "ControlClient", "ControlWire"], swiftSettings: swiftSettings),
         .target(name: "PushAgentKitOpenAPI", dependencies: [
-            "PushAgentKit", .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
+            "PushAgentKit", .openAPIRuntime, .httpTypes,
         ], swiftSettings: swiftSettings),
         // Starts the real programs on loopback for the integration tests and the benchmark.
         .target(name: "ClusterHarness", dependencies: ["CurlHTTP", "ControlClient", "ControlWire", "PushSim"], swiftSettings: swiftSettings),
 
         // Thin executables
         .executableTarget(name: "pushagentd", dependencies: [
-            "CommandSupport", "ControlWire",
-            "PushAgentDaemon", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CommandSupport", "ControlWire", "PushAgentDaemon", .argumentParser,
         ], swiftSettings: swiftSettings),
         // `pushctl notify`: approvals as desktop notifications with action buttons, on the user's session bus.
         .target(name: "DesktopNotify", dependencies: ["CNotifyBus", "ControlWire", "PushAgentCore"],
                 swiftSettings: swiftSettings),
         .executableTarget(name: "pushctl", dependencies: [
             "ControlClient", "ControlWire", "CurlHTTP", "PushAgentCore", "CommandSupport", "QRImage", "DesktopNotify",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .argumentParser,
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushrelay", dependencies: [
-            "CommandSupport",
-            "PushRelay", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CommandSupport", "PushRelay", .argumentParser,
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushsim", dependencies: [
-            "CommandSupport", "ConnectionGuards",
-            "PushSim", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CommandSupport", "ConnectionGuards", "PushSim", .argumentParser,
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushbench", dependencies: [
-            "ClusterHarness", "ControlClient", "ControlWire", "CommandSupport", "PushSim",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "ClusterHarness", "ControlClient", "ControlWire", "CommandSupport", "PushSim", .argumentParser,
         ], swiftSettings: swiftSettings),
         // `make soak`: relay and daemon SIGKILLed, a fault proxy between them; fails on a lost or doubled push.
         .executableTarget(name: "pushsoak", dependencies: [
-            "ClusterHarness", "ControlClient", "ControlWire", "CommandSupport", "PushAgentCore",
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "ClusterHarness", "ControlClient", "ControlWire", "CommandSupport", "PushAgentCore", .argumentParser,
         ], swiftSettings: swiftSettings),
         // Step-up examples: a client through the retrier, and a protected server that challenges it.
         .executableTarget(name: "stepup-example", dependencies: [
-            "PushAgentKit", "CurlHTTP", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "PushAgentKit", "CurlHTTP", .argumentParser,
         ], path: "Examples/stepup-example", swiftSettings: swiftSettings),
         .executableTarget(name: "stepup-server", dependencies: [
-            "PushAgentCore", .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "PushAgentCore", .hummingbird, .argumentParser,
         ], path: "Examples/stepup-server", swiftSettings: swiftSettings),
 
         // Tests
         .testTarget(name: "PushAgentCoreTests", dependencies: [
             // ClusterHarness: oathtool and python3 started without Foundation's Process (Spawn says why).
-            "PushAgentCore", "ClusterHarness", .product(name: "CryptoExtras", package: "swift-crypto"),
+            "PushAgentCore", "ClusterHarness", .cryptoExtras,
         ], swiftSettings: swiftSettings),
         // An in-process Hummingbird server for the HTTP clients' tests.
         .target(name: "HTTPTestSupport", dependencies: [
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            .hummingbird, .serviceLifecycle,
         ],
                 path: "Tests/HTTPTestSupport", swiftSettings: swiftSettings),
         .testTarget(name: "CurlHTTPTests", dependencies: [
-            "ClusterHarness", "CurlHTTP", "HTTPTestSupport", .product(name: "Hummingbird", package: "hummingbird"),
+            "ClusterHarness", "CurlHTTP", "HTTPTestSupport", .hummingbird,
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushRelayTests", dependencies: [
             // ClusterHarness: the private PostgreSQL the relay's tests run on besides SQLite.
-            "PushRelay", "RelayWire", "CurlHTTP", "ClusterHarness", .product(name: "JWTKit", package: "jwt-kit"), .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Crypto", package: "swift-crypto"), .product(name: "CryptoExtras", package: "swift-crypto"),
-            .product(name: "NIOEmbedded", package: "swift-nio"),
+            "PushRelay", "RelayWire", "CurlHTTP", "ClusterHarness", .jwtKit, .grdb, .crypto, .cryptoExtras,
+            .nioEmbedded,
         ], swiftSettings: swiftSettings),
         .testTarget(name: "DesktopNotifyTests", dependencies: ["DesktopNotify", "PushAgentCore"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "QRImageTests", dependencies: ["QRImage", "ClusterHarness"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentStoreTests", dependencies: [
-            "PushAgentStore", "PushAgentCore", .product(name: "GRDB", package: "GRDB.swift"),
-            .product(name: "Crypto", package: "swift-crypto"),
+            "PushAgentStore", "PushAgentCore", .grdb, .crypto,
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentDaemonTests", dependencies: [
-            "PushAgentDaemon", "PushAgentStore", "PushAgentCore", "ControlClient", "ControlWire",
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            "PushAgentDaemon", "PushAgentStore", "PushAgentCore", "ControlClient", "ControlWire", .serviceLifecycle,
             // PeerConnectionLimiterTests: connections that open and close without a socket.
-            .product(name: "NIOEmbedded", package: "swift-nio"),
+            .nioEmbedded,
             // PAMTestService: a PAM stack with a known password.
             "ClusterHarness",
         ], swiftSettings: swiftSettings),
         .testTarget(name: "PushAgentKitTests", dependencies: [
-            "PushAgentKit", "PushAgentKitOpenAPI", "CurlHTTP", "HTTPTestSupport",
-            .product(name: "Hummingbird", package: "hummingbird"),
-            .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
-            .product(name: "HTTPTypes", package: "swift-http-types"),
+            "PushAgentKit", "PushAgentKitOpenAPI", "CurlHTTP", "HTTPTestSupport", .hummingbird, .openAPIRuntime,
+            .httpTypes,
         ], swiftSettings: swiftSettings),
         .testTarget(name: "IntegrationTests", dependencies: [
             "ClusterHarness", "ControlClient", "ControlWire", "CurlHTTP", "PushAgentCore", "PushAgentKit", "PushSim",
