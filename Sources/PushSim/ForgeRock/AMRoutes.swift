@@ -3,7 +3,7 @@ import Hummingbird
 import PushAgentCore
 
 /// AM's `POST /openam/json/push/sns/message?_action=register|authenticate|refresh`, checked the way AM checks them.
-struct AMRoutes: Sendable {
+struct AMRoutes: SimRoutes {
     let sim: ForgeRockSim
 
     func add(to router: Router<BasicRequestContext>) {

@@ -2,7 +2,7 @@ import Foundation
 
 /// The ForgeRock role's admin API JSON (snake_case), shared by the server and `pushsim forgerock …`.
 extension SimAdminAPI {
-    public struct EnrollURIRequest: Codable, Sendable {
+    public struct EnrollURIRequest: Codable, Sendable, EnrollmentLabelRequest {
         public var account: String?
         public var issuer: String?
         public var totp: Bool?

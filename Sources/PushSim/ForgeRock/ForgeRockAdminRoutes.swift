@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 
 /// `/sim/forgerock/…`: what the demo, the tests and `pushsim forgerock …` drive the sim with.
-struct ForgeRockAdminRoutes: Sendable {
+struct ForgeRockAdminRoutes: SimRoutes {
     let sim: ForgeRockSim
 
     func add(to router: Router<BasicRequestContext>) {

@@ -25,8 +25,7 @@ actor ForgeRockSim: SimRoleState {
         var answered = false
     }
 
-    let relay: RelaySender
-    let events: SimEvents
+    let context: SimRoleContext
     var publicURL = ""
     private var enrollments: [String: Enrollment] = [:]
     private(set) var registrations: [String: (registration: SimAdminAPI.Registration, secret: Data)] = [:]
@@ -35,19 +34,14 @@ actor ForgeRockSim: SimRoleState {
     private(set) var isDown = false
     let answers = AnswerLog<SimAdminAPI.Answer>()
 
-    init(relay: RelaySender, events: SimEvents) {
-        self.relay = relay
-        self.events = events
+    init(context: SimRoleContext) {
+        self.context = context
     }
 
     // MARK: Admin API
 
     func enrollmentURI(_ request: SimAdminAPI.EnrollURIRequest) throws(AdminFailure) -> String {
-        let account = request.account ?? "alice"
-        let issuer = request.issuer ?? "PushSim"
-        guard !account.isEmpty, !issuer.isEmpty else {
-            throw .invalidArgument("account and issuer must not be empty")
-        }
+        let (account, issuer) = try request.label()
         let enrollment = Enrollment(account: account, issuer: issuer, secret: SimRandom.bytes(32),
                                     challenge: SimRandom.bytes(32))
         let messageId = "REGISTER:\(UUID().uuidString.lowercased())\(Self.millis(Date()))"

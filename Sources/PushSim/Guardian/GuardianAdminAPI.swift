@@ -3,7 +3,7 @@ import Foundation
 /// The Guardian role's admin API JSON (snake_case), shared by the server and `pushsim guardian …`.
 extension SimAdminAPI {
     public enum Guardian {
-        public struct EnrollURIRequest: Codable, Sendable {
+        public struct EnrollURIRequest: Codable, Sendable, EnrollmentLabelRequest {
             /// The label's account; default `alice`.
             public var account: String?
             /// The tenant name (`issuer`); default `PushSim`.

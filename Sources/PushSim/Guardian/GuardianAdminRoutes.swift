@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 
 /// `/sim/guardian/…`: what the tests, the demo and `pushsim guardian …` drive the sim with.
-struct GuardianAdminRoutes: Sendable {
+struct GuardianAdminRoutes: SimRoutes {
     let sim: GuardianSim
 
     func add(to router: Router<BasicRequestContext>) {

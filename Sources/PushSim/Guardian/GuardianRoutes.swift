@@ -4,7 +4,7 @@ import PushAgentCore
 
 /// Guardian's device API (protocols.md §10.2–9.5) under each of `GuardianSim.apiPrefixes`; the prefix a
 /// call came in under is its API base, which every JWT's `aud` must name.
-struct GuardianRoutes: Sendable {
+struct GuardianRoutes: SimRoutes {
     let sim: GuardianSim
 
     func add(to router: Router<BasicRequestContext>) {

@@ -39,8 +39,7 @@ actor GuardianSim: SimRoleState {
         var resolutions: [API.Resolution] = []
     }
 
-    let relay: RelaySender
-    let events: SimEvents
+    let context: SimRoleContext
     var publicURL = ""
     /// Issued, unused tickets by `enrollment_tx_id`.
     var tickets: [String: Ticket] = [:]
@@ -53,17 +52,14 @@ actor GuardianSim: SimRoleState {
     let resolutions = AnswerLog<API.Resolution>()
     var resolutionCount = 0
 
-    init(relay: RelaySender, events: SimEvents) {
-        self.relay = relay
-        self.events = events
+    init(context: SimRoleContext) {
+        self.context = context
     }
 
     // MARK: Admin API
 
     func enrollmentURI(_ request: API.EnrollURIRequest) throws(AdminFailure) -> API.EnrollURIResponse {
-        let account = request.account ?? "alice"
-        let issuer = request.issuer ?? "PushSim"
-        guard !account.isEmpty, !issuer.isEmpty else { throw .invalidArgument("account and issuer must not be empty") }
+        let (account, issuer) = try request.label()
         let baseURL = request.baseURL ?? publicURL
         guard GuardianAPIBase.resolve(baseURL) != nil else {
             throw .invalidArgument("base_url must be an http(s) URL, not '\(baseURL)'")

@@ -25,3 +25,19 @@ public enum SimAdminAPI {
         return decoder
     }()
 }
+
+/// An `enroll-uri` request's account and issuer, which every role defaults and checks alike.
+protocol EnrollmentLabelRequest {
+    var account: String? { get }
+    var issuer: String? { get }
+}
+
+extension EnrollmentLabelRequest {
+    /// The account (default `alice`) and the issuer (default `PushSim`); neither may be empty.
+    func label() throws(AdminFailure) -> (account: String, issuer: String) {
+        let account = account ?? "alice"
+        let issuer = issuer ?? "PushSim"
+        guard !account.isEmpty, !issuer.isEmpty else { throw .invalidArgument("account and issuer must not be empty") }
+        return (account, issuer)
+    }
+}

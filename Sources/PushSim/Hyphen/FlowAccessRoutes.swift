@@ -4,7 +4,7 @@ import PushAgentCore
 
 /// A minimal Flow access node REST API under `/flow` (the `flow` of the enrollment URIs the sim issues):
 /// latest block, account with keys, transaction submission and results. Errors as Flow's `{"code", "message"}`.
-struct FlowAccessRoutes: Sendable {
+struct FlowAccessRoutes: SimRoutes {
     static let prefix = "/flow"
     let sim: HyphenSim
 

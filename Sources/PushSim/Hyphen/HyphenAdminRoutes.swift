@@ -2,7 +2,7 @@ import Foundation
 import Hummingbird
 
 /// `/sim/hyphen/…`: what the tests, the demo and `pushsim hyphen …` drive the sim with.
-struct HyphenAdminRoutes: Sendable {
+struct HyphenAdminRoutes: SimRoutes {
     let sim: HyphenSim
 
     func add(to router: Router<BasicRequestContext>) {

@@ -4,7 +4,7 @@ import PushAgentCore
 
 /// Hyphen's REST API (protocols.md §3.2), checked as Hyphen would: the app secret and SDK headers on every call,
 /// the bearer token where a device acts, and the bodies as the SDKs send them.
-struct HyphenRoutes: Sendable {
+struct HyphenRoutes: SimRoutes {
     let sim: HyphenSim
 
     func add(to router: Router<BasicRequestContext>) {

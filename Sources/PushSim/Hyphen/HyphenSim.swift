@@ -10,8 +10,7 @@ actor HyphenSim: SimRoleState {
     nonisolated let appSecret = "pushsim-hyphen-" + HyphenSim.randomHex(16)
     let serverKey = P256.Signing.PrivateKey()
     let paymasterKey = P256.Signing.PrivateKey()
-    let relay: RelaySender
-    let events: SimEvents
+    let context: SimRoleContext
     let answers = AnswerLog<SimAdminAPI.HyphenAnswer>()
     var publicURL = ""
     var ledger = FlowLedger()
@@ -46,9 +45,8 @@ actor HyphenSim: SimRoleState {
     var twoFactors: [String: TwoFactor] = [:]
     var challenges: [String: (email: String, publicKey: String, expiresAt: Date)] = [:]
 
-    init(relay: RelaySender, events: SimEvents) {
-        self.relay = relay
-        self.events = events
+    init(context: SimRoleContext) {
+        self.context = context
         ledger.create(chain.paymaster, keys: [.init(publicKey: paymasterKey.publicKey, hashing: "SHA2_256", weight: 1000)])
     }
 

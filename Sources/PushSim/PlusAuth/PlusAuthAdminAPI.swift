@@ -3,7 +3,7 @@ import Foundation
 /// The PlusAuth role's admin API JSON (snake_case), shared by the server and `pushsim plusauth …`.
 extension SimAdminAPI {
     public enum PlusAuth {
-        public struct EnrollURIRequest: Codable, Sendable {
+        public struct EnrollURIRequest: Codable, Sendable, EnrollmentLabelRequest {
             public var account: String?
             public var issuer: String?
             /// The TOTP hash: SHA1, SHA256 (default, as PlusAuth's sample) or SHA512.

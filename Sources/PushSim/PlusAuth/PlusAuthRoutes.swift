@@ -3,7 +3,7 @@ import Hummingbird
 import PushAgentCore
 
 /// PlusAuth's push-authenticator endpoints: enroll, and resolve under both documented paths.
-struct PlusAuthRoutes: Sendable {
+struct PlusAuthRoutes: SimRoutes {
     let sim: PlusAuthSim
 
     func add(to router: Router<BasicRequestContext>) {
@@ -46,7 +46,7 @@ struct PlusAuthRoutes: Sendable {
 }
 
 /// `/sim/plusauth/…`: what the tests and `pushsim plusauth …` drive the sim with.
-struct PlusAuthAdminRoutes: Sendable {
+struct PlusAuthAdminRoutes: SimRoutes {
     let sim: PlusAuthSim
 
     func add(to router: Router<BasicRequestContext>) {

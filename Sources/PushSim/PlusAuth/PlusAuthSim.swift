@@ -30,8 +30,7 @@ actor PlusAuthSim: SimRoleState {
         var answered = false
     }
 
-    let relay: RelaySender
-    let events: SimEvents
+    let context: SimRoleContext
     var publicURL = ""
     /// Issued QR codes by their `context_token`, each good for one enrollment: (account, issuer).
     var enrollments: [String: (account: String, issuer: String)] = [:]
@@ -39,17 +38,14 @@ actor PlusAuthSim: SimRoleState {
     var pushes: [String: SentPush] = [:]
     let answers = AnswerLog<API.Answer>()
 
-    init(relay: RelaySender, events: SimEvents) {
-        self.relay = relay
-        self.events = events
+    init(context: SimRoleContext) {
+        self.context = context
     }
 
     // MARK: Admin API
 
     func enrollmentURI(_ request: API.EnrollURIRequest) throws(AdminFailure) -> String {
-        let account = request.account ?? "alice"
-        let issuer = request.issuer ?? "PushSim"
-        guard !account.isEmpty, !issuer.isEmpty else { throw .invalidArgument("account and issuer must not be empty") }
+        let (account, issuer) = try request.label()
         let hashName = request.algorithm ?? "SHA256"
         guard let hash = OTPAlgorithm(rawValue: hashName.lowercased()) else {
             throw .invalidArgument("algorithm must be SHA1, SHA256 or SHA512, not '\(hashName)'")

@@ -10,6 +10,8 @@ protocol SimRole: Sendable {
     var sim: State { get }
     init(sim: State)
     init(context: SimRoleContext)
+    /// The provider's endpoints and the admin API's, each on the one `sim`.
+    var routes: [any SimRoutes] { get }
     func addRoutes(to router: Router<BasicRequestContext>)
     /// Known only once the server listens (the port may be picked by the system); goes into enrollment URIs.
     func setPublicURL(_ url: String) async
@@ -17,20 +19,33 @@ protocol SimRole: Sendable {
 
 extension SimRole {
     init(context: SimRoleContext) {
-        self.init(sim: State(relay: context.relay, events: context.events))
+        self.init(sim: State(context: context))
+    }
+
+    func addRoutes(to router: Router<BasicRequestContext>) {
+        for group in routes { group.add(to: router) }
     }
 
     func setPublicURL(_ url: String) async { await sim.setPublicURL(url) }
 }
 
+/// A group of a role's routes (its provider's endpoints, or its admin API).
+protocol SimRoutes: Sendable {
+    func add(to router: Router<BasicRequestContext>)
+}
+
 /// A role's provider state: made from what every role gets, and told the public URL once the server listens.
 protocol SimRoleState: Actor {
-    init(relay: RelaySender, events: SimEvents)
+    init(context: SimRoleContext)
+    var context: SimRoleContext { get }
     /// The base URL agents reach the sim at, without a trailing slash; empty until the server listens.
     var publicURL: String { get set }
 }
 
 extension SimRoleState {
+    var relay: RelaySender { context.relay }
+    var events: SimEvents { context.events }
+
     func setPublicURL(_ url: String) {
         publicURL = url.trimmingSuffix("/")
     }
