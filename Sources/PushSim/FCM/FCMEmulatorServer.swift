@@ -26,22 +26,13 @@ public enum FCMEmulatorServer {
     /// Prints `pushsim listening on http://HOST:PORT` and `pushsim mcs listening on HOST:PORT` once each listens,
     /// then one line per event; runs until SIGTERM or SIGINT.
     public static func run(_ configuration: Configuration, logLevel: Logger.Level = .info) async throws {
-        var logger = Logger(label: "pushsim-fcm", factory: { StreamLogHandler.standardError(label: $0) })
-        logger.logLevel = logLevel
+        let logger = SimListener.logger("pushsim-fcm", logLevel)
         let emulator = try FCMEmulator(events: SimEvents(), stateFile: configuration.stateFile)
         let mcs = try MCSServer(emulator: emulator, certificateFile: configuration.certificateFile,
                                 privateKeyFile: configuration.privateKeyFile, logger: logger)
         let router = Router()
         FCMEmulatorRoutes(emulator: emulator).add(to: router)
-        let listen = configuration.listen
-        let app = Application(
-            router: router,
-            configuration: .init(address: .hostname(listen.host, port: listen.port), serverName: "pushsim-fcm"),
-            onServerRunning: { channel in
-                let bound = SimAddress(host: listen.host, port: channel.localAddress?.port ?? listen.port)
-                FileHandle.standardOutput.write(Data("pushsim listening on http://\(bound)\n".utf8))
-            },
-            logger: logger)
+        let app = SimListener.application(router, listen: configuration.listen, serverName: "pushsim-fcm", logger: logger)
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask {
                 try await mcs.run(host: configuration.mcsListen.host, port: configuration.mcsListen.port) { bound in
