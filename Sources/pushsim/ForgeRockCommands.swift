@@ -1,18 +1,23 @@
 import ArgumentParser
 import PushSim
 
-extension ForgeRockCommand {
+struct ForgeRockCommand: AsyncParsableCommand, ServedRole {
+    static let configuration = CommandConfiguration(
+        commandName: "forgerock",
+        abstract: "Play ForgeRock/PingAM push authentication.",
+        subcommands: [RoleServe<Self>.self, EnrollURI.self, Push.self, AnswersCommand<SimAdminAPI.Answer>.self])
+
+    static let serveAbstract = "Serve AM's push endpoints and the admin API; send pushes through the relay."
+
     struct EnrollURI: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "enroll-uri", abstract: "Print a fresh enrollment URI (what AM's QR code holds).")
 
-        @OptionGroup var sim: SimOption
-        @Option(help: "The account name in the URI.") var account: String?
-        @Option(help: "The issuer shown for the account.") var issuer: String?
+        @OptionGroup var label: EnrollmentLabel
         @Flag(help: "Also carry TOTP parameters (an mfauth://totp URI).") var totp = false
 
         func run() async throws {
-            print(try await sim.client.enrollURI(.init(account: account, issuer: issuer, totp: totp)))
+            print(try await label.sim.client.enrollURI(.init(account: label.account, issuer: label.issuer, totp: totp)))
         }
     }
 
@@ -31,7 +36,7 @@ extension ForgeRockCommand {
         @Option(help: "Text shown with the push.") var message: String?
 
         func validate() throws {
-            if let ttl, ttl <= 0 { throw ValidationError("--ttl: must be a positive number of seconds, got \(ttl)") }
+            try validatePositiveSeconds(ttl, flag: "--ttl")
         }
 
         func run() async throws {
@@ -42,34 +47,19 @@ extension ForgeRockCommand {
             if let correct = push.correctNumber { print("correct number: \(correct)") }
         }
     }
-
-    struct Answers: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the answers the AM endpoint received.")
-
-        @OptionGroup var sim: SimOption
-        @OptionGroup var cursor: AnswerCursor
-
-        func run() async throws {
-            let answers = try await sim.client.answers(after: cursor.after, wait: cursor.wait)
-            if answers.isEmpty { return print("no answers yet") }
-            for answer in answers {
-                let number = answer.number.map { " number \($0)" } ?? ""
-                let verified = answer.verified ? "signature verified" : "NOT verified"
-                let error = answer.error.map { ": \($0)" } ?? ""
-                print("#\(answer.seq) \(answer.messageId) \(answer.account ?? "-") \(answer.outcome.rawValue)\(number) (\(verified))\(error)")
-            }
-        }
-    }
 }
 
-extension ForgeRockCommand {
-    struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Serve AM's push endpoints and the admin API; send pushes through the relay.",
-            discussion: ServeOptions.discussion)
+extension SimAdminAPI.Answer: ListedAnswer {
+    static let listAbstract = "List the answers the AM endpoint received."
 
-        @OptionGroup var options: ServeOptions
+    static func page(from sim: SimAdminClient, after: Int, wait: Int) async throws -> [Self] {
+        try await sim.answers(after: after, wait: wait)
+    }
 
-        func run() async throws { try await options.serve(roles: ["forgerock"]) }
+    var line: String {
+        let number = self.number.map { " number \($0)" } ?? ""
+        let verified = self.verified ? "signature verified" : "NOT verified"
+        let error = self.error.map { ": \($0)" } ?? ""
+        return "#\(seq) \(messageId) \(account ?? "-") \(outcome.rawValue)\(number) (\(verified))\(error)"
     }
 }

@@ -2,22 +2,14 @@ import ArgumentParser
 import Foundation
 import PushSim
 
-struct GuardianCommand: AsyncParsableCommand {
+struct GuardianCommand: AsyncParsableCommand, ServedRole {
     static let configuration = CommandConfiguration(
         commandName: "guardian",
         abstract: "Play Auth0 Guardian (otpauth://totp enrollment tickets, unsigned FCM pushes, RS256 answers).",
-        subcommands: [Serve.self, EnrollURI.self, Push.self, Status.self])
+        subcommands: [RoleServe<Self>.self, EnrollURI.self, Push.self, Status.self])
 
-    struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Serve Guardian's device API (under /api and /appliance-mfa/api) and the admin API; send pushes "
-                + "through the relay.",
-            discussion: ServeOptions.discussion)
-
-        @OptionGroup var options: ServeOptions
-
-        func run() async throws { try await options.serve(roles: ["guardian"]) }
-    }
+    static let serveAbstract = "Serve Guardian's device API (under /api and /appliance-mfa/api) and the admin API; send "
+        + "pushes through the relay."
 
     struct EnrollURI: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -58,7 +50,7 @@ struct GuardianCommand: AsyncParsableCommand {
         @Option(help: "The sign-in's place.") var location: String?
 
         func validate() throws {
-            if let ttl, ttl <= 0 { throw ValidationError("--ttl: must be a positive number of seconds, got \(ttl)") }
+            try validatePositiveSeconds(ttl, flag: "--ttl")
             if let age, age < 0 { throw ValidationError("--age: must not be negative, got \(age)") }
         }
 

@@ -1,20 +1,15 @@
 import ArgumentParser
 import PushSim
 
-struct HyphenCommand: AsyncParsableCommand {
+struct HyphenCommand: AsyncParsableCommand, ServedRole {
     static let configuration = CommandConfiguration(
         commandName: "hyphen",
         abstract: "Play Hyphen (REST, sign endpoints) and a minimal Flow access node.",
-        subcommands: [Serve.self, User.self, Push.self, Approve.self, Deny.self, Requests.self, Answers.self])
+        subcommands: [RoleServe<Self>.self, User.self, Push.self, Approve.self, Deny.self, Requests.self,
+                      AnswersCommand<SimAdminAPI.HyphenAnswer>.self])
 
-    struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Serve Hyphen's endpoints, a Flow access node under /flow and the admin API; send pushes through the relay.",
-            discussion: ServeOptions.discussion)
-        @OptionGroup var options: ServeOptions
-
-        func run() async throws { try await options.serve(roles: ["hyphen"]) }
-    }
+    static let serveAbstract = "Serve Hyphen's endpoints, a Flow access node under /flow and the admin API; send pushes "
+        + "through the relay."
 
     struct User: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -50,20 +45,16 @@ struct HyphenCommand: AsyncParsableCommand {
 
     struct Approve: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The user's phone approves the agent's sign-in request.")
-        @OptionGroup var sim: SimOption
-        @Argument(help: "The 2FA request id (`pushsim hyphen requests`).") var id: String
-        @Flag(help: "Send no 2fa-status-change push (the agent must poll).") var noPush = false
+        @OptionGroup var decision: Decision
 
-        func run() async throws { try await decide(sim, id, approve: true, push: !noPush) }
+        func run() async throws { try await decision.send(approve: true) }
     }
 
     struct Deny: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "The user's phone denies the agent's sign-in request.")
-        @OptionGroup var sim: SimOption
-        @Argument(help: "The 2FA request id (`pushsim hyphen requests`).") var id: String
-        @Flag(help: "Send no 2fa-status-change push (the agent must poll).") var noPush = false
+        @OptionGroup var decision: Decision
 
-        func run() async throws { try await decide(sim, id, approve: false, push: !noPush) }
+        func run() async throws { try await decision.send(approve: false) }
     }
 
     struct Requests: AsyncParsableCommand {
@@ -78,24 +69,29 @@ struct HyphenCommand: AsyncParsableCommand {
             }
         }
     }
+}
 
-    struct Answers: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the agent's approve and deny calls, as checked.")
-        @OptionGroup var sim: SimOption
-        @OptionGroup var cursor: AnswerCursor
+extension SimAdminAPI.HyphenAnswer: ListedAnswer {
+    static let listAbstract = "List the agent's approve and deny calls, as checked."
 
-        func run() async throws {
-            let answers = try await sim.client.hyphenAnswers(after: cursor.after, wait: cursor.wait)
-            if answers.isEmpty { return print("no answers yet") }
-            for answer in answers {
-                let verified = answer.verified ? "verified" : "NOT verified"
-                print("#\(answer.seq) \(answer.id) \(answer.email ?? "-") \(answer.outcome.rawValue)\(answer.txId.map { " tx \($0)" } ?? "") (\(verified))\(answer.error.map { ": \($0)" } ?? "")")
-            }
-        }
+    static func page(from sim: SimAdminClient, after: Int, wait: Int) async throws -> [Self] {
+        try await sim.hyphenAnswers(after: after, wait: wait)
+    }
+
+    var line: String {
+        let verified = self.verified ? "verified" : "NOT verified"
+        return "#\(seq) \(id) \(email ?? "-") \(outcome.rawValue)\(txId.map { " tx \($0)" } ?? "") (\(verified))\(error.map { ": \($0)" } ?? "")"
     }
 }
 
-private func decide(_ sim: SimOption, _ id: String, approve: Bool, push: Bool) async throws {
-    let request = try await sim.client.hyphenDecide(id, approve: approve, push: push)
-    print("\(request.id) \(request.status)\(request.txId.map { " tx \($0)" } ?? "")")
+/// What `approve` and `deny` both take: the request and whether the agent hears of the decision by push.
+struct Decision: ParsableArguments {
+    @OptionGroup var sim: SimOption
+    @Argument(help: "The 2FA request id (`pushsim hyphen requests`).") var id: String
+    @Flag(help: "Send no 2fa-status-change push (the agent must poll).") var noPush = false
+
+    func send(approve: Bool) async throws {
+        let request = try await sim.client.hyphenDecide(id, approve: approve, push: !noPush)
+        print("\(request.id) \(request.status)\(request.txId.map { " tx \($0)" } ?? "")")
+    }
 }

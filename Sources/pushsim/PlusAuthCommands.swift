@@ -2,36 +2,26 @@ import ArgumentParser
 import Foundation
 import PushSim
 
-struct PlusAuthCommand: AsyncParsableCommand {
+struct PlusAuthCommand: AsyncParsableCommand, ServedRole {
     static let configuration = CommandConfiguration(
         commandName: "plusauth",
         abstract: "Play PlusAuth's push authenticator (otpauth://push enrollment, signed contexts, resolve).",
-        subcommands: [Serve.self, EnrollURI.self, Push.self, Answers.self])
+        subcommands: [RoleServe<Self>.self, EnrollURI.self, Push.self, AnswersCommand<SimAdminAPI.PlusAuth.Answer>.self])
 
-    struct Serve: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Serve PlusAuth's enroll and resolve endpoints and the admin API; send pushes through the relay.",
-            discussion: ServeOptions.discussion)
-
-        @OptionGroup var options: ServeOptions
-
-        func run() async throws { try await options.serve(roles: ["plusauth"]) }
-    }
+    static let serveAbstract = "Serve PlusAuth's enroll and resolve endpoints and the admin API; send pushes through the relay."
 
     struct EnrollURI: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "enroll-uri", abstract: "Print a fresh otpauth://push enrollment URI (what PlusAuth's QR code holds).")
 
-        @OptionGroup var sim: SimOption
-        @Option(help: "The account name in the URI.") var account: String?
-        @Option(help: "The issuer shown for the account.") var issuer: String?
+        @OptionGroup var label: EnrollmentLabel
         @Option(help: "The TOTP hash: SHA1, SHA256 or SHA512 (default SHA256).") var algorithm: String?
         @Option(help: "TOTP code length, 6 to 8.") var digits: Int?
         @Option(help: ArgumentHelp("TOTP period.", valueName: "seconds")) var period: Int?
 
         func run() async throws {
-            print(try await sim.client.plusAuthEnrollURI(.init(account: account, issuer: issuer, algorithm: algorithm,
-                                                               digits: digits, period: period)))
+            print(try await label.sim.client.plusAuthEnrollURI(.init(
+                account: label.account, issuer: label.issuer, algorithm: algorithm, digits: digits, period: period)))
         }
     }
 
@@ -54,7 +44,7 @@ struct PlusAuthCommand: AsyncParsableCommand {
         @Option(name: .customLong("resolve-path"), help: "The path of the context's resolve_url.") var resolvePath: String?
 
         func validate() throws {
-            if let ttl, ttl <= 0 { throw ValidationError("--ttl: must be a positive number of seconds, got \(ttl)") }
+            try validatePositiveSeconds(ttl, flag: "--ttl")
         }
 
         func run() async throws {
@@ -67,23 +57,20 @@ struct PlusAuthCommand: AsyncParsableCommand {
             if let correct = push.correctValue { print("correct value: \(correct)") }
         }
     }
+}
 
-    struct Answers: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the answers the resolve endpoints received.")
+extension SimAdminAPI.PlusAuth.Answer: ListedAnswer {
+    static let listAbstract = "List the answers the resolve endpoints received."
 
-        @OptionGroup var sim: SimOption
-        @OptionGroup var cursor: AnswerCursor
+    static func page(from sim: SimAdminClient, after: Int, wait: Int) async throws -> [Self] {
+        try await sim.plusAuthAnswers(after: after, wait: wait)
+    }
 
-        func run() async throws {
-            let answers = try await sim.client.plusAuthAnswers(after: cursor.after, wait: cursor.wait)
-            if answers.isEmpty { return print("no answers yet") }
-            for answer in answers {
-                let value = answer.value.map { " value \($0)" } ?? ""
-                let reason = answer.rejectReason.map { " (\($0))" } ?? ""
-                let verified = answer.verified ? "signature verified" : "NOT verified"
-                let error = answer.error.map { ": \($0)" } ?? ""
-                print("#\(answer.seq) \(answer.pushId ?? "-") \(answer.account ?? "-") \(answer.outcome.rawValue)\(value)\(reason) at \(answer.endpoint) (\(verified))\(error)")
-            }
-        }
+    var line: String {
+        let value = self.value.map { " value \($0)" } ?? ""
+        let reason = rejectReason.map { " (\($0))" } ?? ""
+        let verified = self.verified ? "signature verified" : "NOT verified"
+        let error = self.error.map { ": \($0)" } ?? ""
+        return "#\(seq) \(pushId ?? "-") \(account ?? "-") \(outcome.rawValue)\(value)\(reason) at \(endpoint) (\(verified))\(error)"
     }
 }

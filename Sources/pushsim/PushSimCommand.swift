@@ -11,13 +11,6 @@ struct PushSimCommand: AsyncParsableCommand {
                       FCMCommand.self])
 }
 
-struct ForgeRockCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "forgerock",
-        abstract: "Play ForgeRock/PingAM push authentication.",
-        subcommands: [Serve.self, EnrollURI.self, Push.self, Answers.self])
-}
-
 /// A failure at run time (exit 1), as opposed to a usage error (exit 2).
 struct CommandFailure: Error, CustomStringConvertible {
     var message: String
@@ -31,6 +24,11 @@ func validateHTTPURL(_ value: String, flag: String) throws {
     else { throw ValidationError("\(flag): expected an http(s) URL, got '\(value)'") }
 }
 
+/// `--ttl`-like flags: a positive number of seconds when given.
+func validatePositiveSeconds(_ value: Int?, flag: String) throws {
+    if let value, value <= 0 { throw ValidationError("\(flag): must be a positive number of seconds, got \(value)") }
+}
+
 /// `--sim URL` of the client subcommands.
 struct SimOption: ParsableArguments {
     @Option(help: ArgumentHelp("Base URL of a running `pushsim serve` (or `pushsim <provider> serve`).", valueName: "url"))
@@ -39,4 +37,11 @@ struct SimOption: ParsableArguments {
     func validate() throws { try validateHTTPURL(sim, flag: "--sim") }
 
     var client: SimAdminClient { SimAdminClient(baseURL: sim) }
+}
+
+/// `--sim`, `--account` and `--issuer` of an `enroll-uri` subcommand: the sim to ask, and the account's label.
+struct EnrollmentLabel: ParsableArguments {
+    @OptionGroup var sim: SimOption
+    @Option(help: "The account name in the URI.") var account: String?
+    @Option(help: "The issuer shown for the account.") var issuer: String?
 }

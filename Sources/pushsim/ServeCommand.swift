@@ -48,6 +48,23 @@ struct ServeOptions: ParsableArguments {
         + "SIGTERM or SIGINT stops it (exit 0)."
 }
 
+/// A provider's command, whose `serve` (`RoleServe<Self>`) plays the role of the command's name alone.
+protocol ServedRole: ParsableCommand {
+    /// The `serve` subcommand's abstract: which endpoints it serves.
+    static var serveAbstract: String { get }
+}
+
+/// `pushsim <provider> serve`.
+struct RoleServe<Role: ServedRole>: AsyncParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(commandName: "serve", abstract: Role.serveAbstract, discussion: ServeOptions.discussion)
+    }
+
+    @OptionGroup var options: ServeOptions
+
+    func run() async throws { try await options.serve(roles: [Role.configuration.commandName ?? ""]) }
+}
+
 /// `pushsim serve`: every provider on one listener, each under its own paths.
 struct ServeAll: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
