@@ -1,5 +1,5 @@
 import Foundation
-import PushAgentCore
+@testable import PushAgentCore
 import Testing
 
 @Suite struct PrivacyIDEAAnswerTests {

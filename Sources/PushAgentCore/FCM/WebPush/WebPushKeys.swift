@@ -8,11 +8,6 @@ public struct WebPushKeys: Sendable {
     /// 16 random bytes, shared with the sender only through the registration.
     public let authSecret: Data
 
-    public init(privateKey: P256.KeyAgreement.PrivateKey, authSecret: Data) {
-        self.privateKey = privateKey
-        self.authSecret = authSecret
-    }
-
     public static func generate() -> WebPushKeys {
         WebPushKeys(privateKey: P256.KeyAgreement.PrivateKey(),
                     authSecret: SymmetricKey(size: .bits128).withUnsafeBytes { Data($0) })

@@ -8,12 +8,6 @@ public enum ForgeRockTokenUpdate {
         public var mechanismUid: String
         public var username: String?
         public var jwt: String
-
-        public init(mechanismUid: String, username: String?, jwt: String) {
-            self.mechanismUid = mechanismUid
-            self.username = username
-            self.jwt = jwt
-        }
     }
 
     public enum Failure: Error, Equatable, CustomStringConvertible {

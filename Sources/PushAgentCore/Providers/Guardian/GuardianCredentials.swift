@@ -18,17 +18,6 @@ public struct GuardianCredentials: Codable, Sendable, Equatable {
     /// Offline codes: the reply's `totp`, else the QR code's; nil when neither had any.
     public var totp: TOTPParameters?
 
-    public init(enrollmentId: String, deviceIdentifier: String, deviceToken: String, userId: String,
-                apiBaseURL: String, privateKeyDER: Data, totp: TOTPParameters?) {
-        self.enrollmentId = enrollmentId
-        self.deviceIdentifier = deviceIdentifier
-        self.deviceToken = deviceToken
-        self.userId = userId
-        self.apiBaseURL = apiBaseURL
-        self.privateKeyDER = privateKeyDER
-        self.totp = totp
-    }
-
     public func deviceKey() throws(GuardianDeviceKey.Failure) -> GuardianDeviceKey {
         try GuardianDeviceKey(derRepresentation: privateKeyDER)
     }

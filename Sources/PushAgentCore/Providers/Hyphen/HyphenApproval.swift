@@ -10,12 +10,6 @@ public struct HyphenApprovalContext: Codable, Sendable, Equatable {
     /// Set once the transaction was accepted by the access node.
     public var submittedTransactionId: String?
 
-    public init(twoFactorAuthId: String, message: String, submittedTransactionId: String? = nil) {
-        self.twoFactorAuthId = twoFactorAuthId
-        self.message = message
-        self.submittedTransactionId = submittedTransactionId
-    }
-
     /// The Cadence script the approving device runs. Both SDKs pass it no arguments (protocols.md §3.5.3).
     public func cadence() throws(HyphenApproval.Refusal) -> String {
         struct Message: Decodable { var cadence: String }

@@ -33,26 +33,6 @@ public struct PlusAuthJWK: Codable, Sendable, Equatable {
     public var use: String?
     public var kid: String?
 
-    public init(kty: String, crv: String? = nil, x: String? = nil, y: String? = nil, n: String? = nil,
-                e: String? = nil, d: String? = nil, p: String? = nil, q: String? = nil, dp: String? = nil,
-                dq: String? = nil, qi: String? = nil, alg: String? = nil, use: String? = nil, kid: String? = nil) {
-        self.kty = kty
-        self.crv = crv
-        self.x = x
-        self.y = y
-        self.n = n
-        self.e = e
-        self.d = d
-        self.p = p
-        self.q = q
-        self.dp = dp
-        self.dq = dq
-        self.qi = qi
-        self.alg = alg
-        self.use = use
-        self.kid = kid
-    }
-
     public var isPrivate: Bool { d != nil }
 
     /// The same key without its private members.

@@ -18,12 +18,6 @@ public enum PlusAuthPush {
         public var accountId: String
         public var key: PlusAuthJWK
         public var algorithm: PlusAuthAlgorithm
-
-        public init(accountId: String, key: PlusAuthJWK, algorithm: PlusAuthAlgorithm) {
-            self.accountId = accountId
-            self.key = key
-            self.algorithm = algorithm
-        }
     }
 
     /// Verifies the context (header `alg` pinned to the account's, signature before any claim is read), then

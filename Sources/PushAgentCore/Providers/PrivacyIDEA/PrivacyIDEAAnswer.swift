@@ -28,11 +28,6 @@ public enum PrivacyIDEAAnswer {
     public struct Reply: Equatable, Sendable {
         public var displayCode: String?
         public var message: String?
-
-        public init(displayCode: String? = nil, message: String? = nil) {
-            self.displayCode = displayCode
-            self.message = message
-        }
     }
 
     /// The reply to an answer: refused unless `result.value` is true; then what it asks the user to do, if anything.
