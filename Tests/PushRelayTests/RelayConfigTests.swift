@@ -48,9 +48,18 @@ struct RelayConfigTests {
         ("[sender_keys]\np = [\"a\", 1]", "`sender_keys.p`"),
         ("sender_keys = \"k\"", "`sender_keys` must be a table"),
         ("listen = ", "relay.toml:1"),
+        // The service accounts and the public URL (their other checks: ServiceAccountConfigTests).
+        ("public_url = \"ftp://relay.example\"", "`public_url` must be an http or https URL"),
+        ("public_url = \"https://relay.example/?q=1\"", "`public_url`"),
+        ("[service_accounts]\np = 1", "`service_accounts.p`"),
+        ("service_accounts = \"k.pem\"", "`service_accounts` must be a table"),
     ])
     func badConfigFiles(text: String, expected: String) {
-        expectConfigFileRefused(text, saying: expected)
+        #expect {
+            try RelayFileConfig.parse(text, fileName: "relay.toml")
+        } throws: { error in
+            "\(error)".contains(expected)
+        }
     }
 
     @Test func flagsOverrideTheFile() throws {
@@ -74,15 +83,6 @@ struct RelayConfigTests {
             try RelayConfig.resolve(
                 listen: ListenAddress(host: "h", port: 1), stateDirectory: nil, senderKeys: [], registrationKey: nil, file: nil, fileName: "f")
         }
-    }
-}
-
-/// Expects `relay.toml` with `text` refused, the error saying `expected` (RelayConfigTests, ServiceAccountConfigTests).
-func expectConfigFileRefused(_ text: String, saying expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
-    #expect(sourceLocation: sourceLocation) {
-        try RelayFileConfig.parse(text, fileName: "relay.toml")
-    } throws: { error in
-        "\(error)".contains(expected)
     }
 }
 

@@ -61,16 +61,6 @@ struct ServiceAccountConfigTests {
         ])
     }
 
-    @Test(arguments: [
-        ("public_url = \"ftp://relay.example\"", "`public_url` must be an http or https URL"),
-        ("public_url = \"https://relay.example/?q=1\"", "`public_url`"),
-        ("[service_accounts]\np = 1", "`service_accounts.p`"),
-        ("service_accounts = \"k.pem\"", "`service_accounts` must be a table"),
-    ])
-    func badConfigFiles(text: String, expected: String) {
-        expectConfigFileRefused(text, saying: expected)
-    }
-
     /// Relative paths in the file are the file's neighbours; a project given by flag takes only the flags' keys.
     @Test func resolveReadsKeysAndFlagsOverrideProjects() throws {
         let directory = try makeStateDirectory()
