@@ -15,11 +15,8 @@ struct AccountRoutes: ControlRouteCollection {
 
     func addRoutes(to v1: RouterGroup<PeerContext>) {
         v1.get("accounts") { _, _ in try JSONResponse.ok(AccountsResponse(accounts: try await store.accounts())) }
-        v1.post("accounts") { request, context in
-            let peer = try await writers.peer(context)
-            let body = try await request.decodeJSON(EnrollRequest.self)
-            let account = try await enrollment.enroll(uri: body.uri, name: body.name, fcmApp: body.fcmApp, peer: peer)
-            return try JSONResponse.ok(account, status: .created)
+        v1.writersPost("accounts", EnrollRequest.self, writers: writers, status: .created) { body, peer, _ in
+            try await enrollment.enroll(uri: body.uri, name: body.name, fcmApp: body.fcmApp, peer: peer)
         }
         v1.delete("accounts/:id") { _, context in
             let peer = try await writers.peer(context)
@@ -32,12 +29,10 @@ struct AccountRoutes: ControlRouteCollection {
             try await store.audit(event: "code", peer: peer, subject: code.accountId, detail: nil)
             return try JSONResponse.ok(code)
         }
-        v1.post("accounts/:id/mute") { request, context in
-            let peer = try await writers.peer(context)
-            let body = try await request.decodeJSON(MuteRequest.self)
-            return try JSONResponse.ok(try await muting.mute(
-                try context.parameters.require("id"), forSeconds: body.seconds ?? muting.defaultSeconds(config.current),
-                reason: "muted by uid \(peer.uid)", peer: peer))
+        v1.writersPost("accounts/:id/mute", MuteRequest.self, writers: writers) { body, peer, context in
+            try await muting.mute(try context.parameters.require("id"),
+                                  forSeconds: body.seconds ?? muting.defaultSeconds(config.current),
+                                  reason: "muted by uid \(peer.uid)", peer: peer)
         }
         v1.post("accounts/:id/unmute") { _, context in
             let peer = try await writers.peer(context)

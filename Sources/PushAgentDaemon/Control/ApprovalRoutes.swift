@@ -11,11 +11,8 @@ struct ApprovalRoutes: ControlRouteCollection {
     let writers: Writers
 
     func addRoutes(to v1: RouterGroup<PeerContext>) {
-        v1.post("approvals/deny") { request, context in
-            let peer = try await writers.peer(context)
-            let body = try await request.decodeJSON(DenyAllRequest.self)
-            return try JSONResponse.ok(ApprovalsResponse(
-                approvals: try await approvals.denyAll(account: body.account, reason: body.reason, peer: peer)))
+        v1.writersPost("approvals/deny", DenyAllRequest.self, writers: writers) { body, peer, _ in
+            ApprovalsResponse(approvals: try await approvals.denyAll(account: body.account, reason: body.reason, peer: peer))
         }
         v1.get("approvals") { request, _ in
             let state = try request.uri.queryParameters.get("state").map { raw in
@@ -29,18 +26,13 @@ struct ApprovalRoutes: ControlRouteCollection {
         v1.get("approvals/:id") { _, context in
             try JSONResponse.ok(try await store.approval(matching: try context.parameters.require("id")).approval)
         }
-        v1.post("approvals/:id/approve") { request, context in
-            let peer = try await writers.peer(context)
-            let body = try await request.decodeJSON(ApproveRequest.self)
-            return try JSONResponse.ok(try await approvals.answer(
-                try context.parameters.require("id"), decision: .approve(number: body.number),
-                userVerified: body.userVerified ?? false, password: body.password, peer: peer))
+        v1.writersPost("approvals/:id/approve", ApproveRequest.self, writers: writers) { body, peer, context in
+            try await approvals.answer(try context.parameters.require("id"), decision: .approve(number: body.number),
+                                       userVerified: body.userVerified ?? false, password: body.password, peer: peer)
         }
-        v1.post("approvals/:id/deny") { request, context in
-            let peer = try await writers.peer(context)
-            let body = try await request.decodeJSON(DenyRequest.self)
-            return try JSONResponse.ok(try await approvals.answer(
-                try context.parameters.require("id"), decision: .deny(reason: body.reason), userVerified: false, peer: peer))
+        v1.writersPost("approvals/:id/deny", DenyRequest.self, writers: writers) { body, peer, context in
+            try await approvals.answer(try context.parameters.require("id"), decision: .deny(reason: body.reason),
+                                       userVerified: false, peer: peer)
         }
         v1.get("history") { request, _ in
             let limit = request.uri.queryParameters.get("limit").flatMap { Int($0) } ?? 50

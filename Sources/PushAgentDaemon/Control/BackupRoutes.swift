@@ -7,15 +7,11 @@ struct BackupRoutes: ControlRouteCollection {
     let writers: Writers
 
     func addRoutes(to v1: RouterGroup<PeerContext>) {
-        v1.post("backup") { request, context in
-            let peer = try await writers.peer(context)
-            let body = try await request.decodeJSON(BackupRequest.self)
-            return try JSONResponse.ok(try await backups.backup(passphrase: body.passphrase, peer: peer))
+        v1.writersPost("backup", BackupRequest.self, writers: writers) { body, peer, _ in
+            try await backups.backup(passphrase: body.passphrase, peer: peer)
         }
-        v1.post("restore") { request, context in
-            let peer = try await writers.peer(context)
-            let body = try await request.decodeJSON(RestoreRequest.self, limit: BackupService.restoreRequestLimit)
-            return try JSONResponse.ok(try await backups.restore(file: body.backup, passphrase: body.passphrase, peer: peer))
+        v1.writersPost("restore", RestoreRequest.self, writers: writers, limit: BackupService.restoreRequestLimit) { body, peer, _ in
+            try await backups.restore(file: body.backup, passphrase: body.passphrase, peer: peer)
         }
     }
 }

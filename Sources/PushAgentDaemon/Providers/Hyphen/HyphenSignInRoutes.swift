@@ -7,12 +7,9 @@ struct HyphenSignInRoutes: ControlRouteCollection {
     let writers: Writers
 
     func addRoutes(to v1: RouterGroup<PeerContext>) {
-        v1.post("hyphen/accounts/:id/signin") { request, context in
-            let peer = try await writers.peer(context)
-            let body = try await request.decodeJSON(HyphenSignInRequest.self)
-            let started = try await signIn.start(account: try context.parameters.require("id"),
-                                                 credential: body.credential, peer: peer)
-            return try JSONResponse.ok(started, status: .created)
+        v1.writersPost("hyphen/accounts/:id/signin", HyphenSignInRequest.self, writers: writers,
+                       status: .created) { body, peer, context in
+            try await signIn.start(account: try context.parameters.require("id"), credential: body.credential, peer: peer)
         }
     }
 }
