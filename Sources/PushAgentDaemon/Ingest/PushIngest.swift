@@ -160,29 +160,26 @@ struct PushIngest: Sendable {
     private func report(_ outcome: MessageOutcome, source: MessageSource, provider: Provider?) {
         var metadata = Self.metadata(source)
         if let provider { metadata["provider"] = "\(provider.rawValue)" }
+        func log(_ level: Logger.Level, _ message: Logger.Message, _ outcomeMetadata: Logger.Metadata) {
+            logger.log(level: level, message, metadata: metadata.merging(outcomeMetadata) { $1 })
+        }
         switch outcome {
         case .created(let approval):
-            metadata["message_id"] = "\(LogMessageID.approvalCreated)"
-            metadata["approval_id"] = "\(approval.id)"
-            metadata["account_id"] = "\(approval.accountId)"
-            logger.notice("push received: approval \(approval.id) created (\(approval.kind.rawValue), expires \(approval.expiresAt.formatted(.iso8601)))", metadata: metadata)
+            log(.notice, "push received: approval \(approval.id) created (\(approval.kind.rawValue), expires \(approval.expiresAt.formatted(.iso8601)))",
+                ["message_id": "\(LogMessageID.approvalCreated)", "approval_id": "\(approval.id)", "account_id": "\(approval.accountId)"])
         case .requestUpdated(let request):
-            metadata["request_id"] = "\(request.id)"
-            metadata["account_id"] = "\(request.accountId)"
-            logger.notice("push received: request \(request.id) is \(request.state.rawValue)", metadata: metadata)
+            log(.notice, "push received: request \(request.id) is \(request.state.rawValue)",
+                ["request_id": "\(request.id)", "account_id": "\(request.accountId)"])
         case .duplicate(let existing):
-            if let existing { metadata["approval_id"] = "\(existing)" }
-            logger.info("duplicate push ignored", metadata: metadata)
+            log(.info, "duplicate push ignored", existing.map { ["approval_id": "\($0)"] } ?? [:])
         case .autoDenied(let stored, let rejection):
-            metadata["approval_id"] = "\(stored.approval.id)"
-            metadata["account_id"] = "\(stored.approval.accountId)"
-            metadata["reason"] = "\(rejection.reason.rawValue)"
             // One line per push would flood the journal in a burst: the burst's warning stands for them.
-            logger.info("push denied unseen: \(rejection.message)", metadata: metadata)
+            log(.info, "push denied unseen: \(rejection.message)",
+                ["approval_id": "\(stored.approval.id)", "account_id": "\(stored.approval.accountId)",
+                 "reason": "\(rejection.reason.rawValue)"])
         case .rejected(let rejection):
-            metadata["message_id"] = "\(LogMessageID.pushRejected)"
-            metadata["reason"] = "\(rejection.reason.rawValue)"
-            logger.warning("push rejected: \(rejection.message)", metadata: metadata)
+            log(.warning, "push rejected: \(rejection.message)",
+                ["message_id": "\(LogMessageID.pushRejected)", "reason": "\(rejection.reason.rawValue)"])
         }
     }
 }
