@@ -17,23 +17,15 @@ struct ForgeRockModule: ProviderModule {
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let (_, mechanismUid) = try ForgeRockPush.peek(data)
-        let stored: StoredAccount?
-        do { stored = try await store.account(provider: .forgerock, lookupKey: mechanismUid) }
-        catch { throw PushRejection(.malformed, "account lookup failed: \(error)") }
-        guard let stored else {
-            throw PushRejection(.unknownAccount, "no ForgeRock account with mechanism uid \(mechanismUid)")
-        }
+        let stored = try await store.account(of: .forgerock, namedByPush: mechanismUid,
+                                             unknown: "no ForgeRock account with mechanism uid \(mechanismUid)")
         let credentials: ForgeRockCredentials
         do { credentials = try JSONDecoder().decode(ForgeRockCredentials.self, from: stored.credentials) }
         catch { throw PushRejection(.malformed, "stored credentials of \(stored.account.id) are unreadable") }
         let notification = try await ForgeRockPush.verify(data, secret: credentials.sharedSecret, receivedAt: receivedAt)
-        do {
-            return .approval(try notification.approvalDraft(accountId: stored.account.id, issuer: stored.account.issuer,
-                                                            accountName: stored.account.name))
-        } catch let rejection as PushRejection {
-            throw rejection
-        } catch {
-            throw PushRejection(.malformed, "\(error)")
+        return try .approval {
+            try notification.approvalDraft(accountId: stored.account.id, issuer: stored.account.issuer,
+                                           accountName: stored.account.name)
         }
     }
 

@@ -23,18 +23,13 @@ struct GuardianModule: ProviderModule {
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let enrollmentId = try GuardianPush.enrollmentId(data)
-        let stored: StoredAccount?
-        do { stored = try await store.account(provider: provider, lookupKey: enrollmentId) }
-        catch { throw PushRejection(.malformed, "account lookup failed: \(error)") }
-        guard let stored else {
-            throw PushRejection(.unknownAccount, "no Auth0 Guardian account here is the enrollment \(enrollmentId) the push names")
-        }
+        let stored = try await store.account(
+            of: provider, namedByPush: enrollmentId,
+            unknown: "no Auth0 Guardian account here is the enrollment \(enrollmentId) the push names")
         let notification = try GuardianPush.decode(data, receivedAt: receivedAt)
-        do {
-            return .approval(try notification.approvalDraft(accountId: stored.account.id, issuer: stored.account.issuer,
-                                                            accountName: stored.account.name))
-        } catch {
-            throw PushRejection(.malformed, "\(error)")
+        return try .approval {
+            try notification.approvalDraft(accountId: stored.account.id, issuer: stored.account.issuer,
+                                           accountName: stored.account.name)
         }
     }
 

@@ -33,12 +33,9 @@ struct HyphenModule: ProviderModule {
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let (handler, payload) = try HyphenPush.decode(data)
         let publicKey = handler.ownDevice(in: payload.twoFactorAuth).publicKey.lowercased()
-        let stored: StoredAccount?
-        do { stored = try await store.account(provider: .hyphen, lookupKey: publicKey) }
-        catch { throw PushRejection(.malformed, "account lookup failed: \(error)") }
-        guard let stored else {
-            throw PushRejection(.unknownAccount, "no Hyphen account here has the device key \(publicKey.prefix(16))… named by \(type(of: handler).type) \(payload.twoFactorAuth.id)")
-        }
+        let stored = try await store.account(
+            of: .hyphen, namedByPush: publicKey,
+            unknown: "no Hyphen account here has the device key \(publicKey.prefix(16))… named by \(type(of: handler).type) \(payload.twoFactorAuth.id)")
         return try handler.effect(of: payload, account: stored.account, receivedAt: receivedAt)
     }
 

@@ -49,11 +49,8 @@ struct PlusAuthModule: ProviderModule {
         if let refusal = await admit(.push(bindingRequested: challenge.bindingRequested), stored, credentials) {
             throw PushRejection(.bindingChanged, refusal)
         }
-        do {
-            return .approval(try challenge.approvalDraft(accountId: accountId, issuer: stored.account.issuer,
-                                                         accountName: stored.account.name))
-        } catch {
-            throw PushRejection(.malformed, "\(error)")
+        return try .approval {
+            try challenge.approvalDraft(accountId: accountId, issuer: stored.account.issuer, accountName: stored.account.name)
         }
     }
 

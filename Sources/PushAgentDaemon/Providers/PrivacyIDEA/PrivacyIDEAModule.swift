@@ -39,16 +39,15 @@ struct PrivacyIDEADialectModule<Family: PrivacyIDEAFamily>: ProviderModule {
 
     func effect(for data: [String: String], receivedAt: Date) async throws(PushRejection) -> PushEffect {
         let serial = try PrivacyIDEAPush.peekSerial(data)
-        let stored: StoredAccount?
-        do { stored = try await store.account(provider: provider, lookupKey: serial) }
-        catch { throw PushRejection(.malformed, "account lookup failed: \(error)") }
-        guard let stored else { throw PushRejection(.unknownAccount, "no \(descriptor.displayName) token with serial \(serial)") }
+        let stored = try await store.account(of: provider, namedByPush: serial,
+                                             unknown: "no \(descriptor.displayName) token with serial \(serial)")
         let serverKey: PrivacyIDEAServerKey
         do { serverKey = try Self.credentials(of: stored).serverKey() }
         catch { throw PushRejection(.malformed, "stored credentials of \(stored.account.id) are unreadable") }
         let challenge = try PrivacyIDEAPush.verify(data, serverKey: serverKey, receivedAt: receivedAt)
-        do { return .approval(try challenge.approvalDraft(provider: provider, accountId: stored.account.id, accountName: stored.account.name)) }
-        catch { throw PushRejection(.malformed, "\(error)") }
+        return try .approval {
+            try challenge.approvalDraft(provider: provider, accountId: stored.account.id, accountName: stored.account.name)
+        }
     }
 
     func enroll(_ parsed: PrivacyIDEAEnrollmentURI, name: String?, device: DeviceIdentity, deviceName: String) async throws
