@@ -8,9 +8,7 @@ struct Status: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await global.run { client in
-            let status = try await client.status()
-            if global.json { return try Output.json(status) }
+        try await global.show({ try await $0.status() }) { status in
             var relay = "\(status.relay.state.rawValue) (\(status.relay.url))"
             if let next = status.relay.nextTryAt { relay += ", next try \(Output.relative(next))" }
             if let error = status.relay.lastError { relay += "\n  last error: \(error)" }
@@ -64,13 +62,10 @@ private func note(for account: Account) -> String {
 
 struct Remove: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Remove an account (its pending approvals fail).")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: "Account id or unique prefix.") var account: String
+    @OptionGroup var options: AccountOptions
 
     func run() async throws {
-        try await global.run(ids: .account) { client in
-            let removed = try await client.removeAccount(account)
-            if global.json { return try Output.json(removed) }
+        try await options.show({ try await $0.removeAccount($1) }) { removed in
             Output.say("removed \(removed.id): \(removed.issuer) \(removed.name)")
         }
     }
@@ -78,13 +73,10 @@ struct Remove: AsyncParsableCommand {
 
 struct Code: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show an account's current TOTP code.")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: "Account id or unique prefix.") var account: String
+    @OptionGroup var options: AccountOptions
 
     func run() async throws {
-        try await global.run(ids: .account) { client in
-            let code = try await client.code(account: account)
-            if global.json { return try Output.json(code) }
+        try await options.show({ try await $0.code(account: $1) }) { code in
             Output.say("\(code.code)  (\(code.secondsLeft)s left)")
         }
     }

@@ -28,9 +28,7 @@ struct Show: AsyncParsableCommand {
     @Argument(help: "Approval id or unique prefix.") var id: String
 
     func run() async throws {
-        try await global.run(ids: .approval) { client in
-            let approval = try await client.approval(id)
-            if global.json { return try Output.json(approval) }
+        try await global.show(ids: .approval, { try await $0.approval(id) }) { approval in
             Output.say(Output.describe(approval))
         }
     }

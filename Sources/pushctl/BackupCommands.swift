@@ -65,9 +65,8 @@ struct Restore: AsyncParsableCommand {
         let backup = try BackupOutput.read(file)
         let passphrase = try PassphraseInput.read(fd: passphraseFD, confirm: false)
         // What the daemon refuses here is the file (wrong passphrase, tampered, newer), not the command line.
-        try await global.run(invalidArgument: ExitStatus.failure) { client in
-            let result = try await client.restore(backup: backup, passphrase: passphrase)
-            if global.json { return try Output.json(result) }
+        try await global.show(invalidArgument: ExitStatus.failure,
+                              { try await $0.restore(backup: backup, passphrase: passphrase) }) { result in
             if result.accounts.isEmpty { return Output.say("the backup holds no accounts") }
             Output.table(["ID", "PROVIDER", "ISSUER", "NAME", "OUTCOME"], result.accounts.map {
                 [$0.id, $0.provider.rawValue, $0.issuer, $0.name, $0.outcome.rawValue]

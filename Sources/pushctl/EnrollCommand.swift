@@ -45,9 +45,7 @@ struct Enroll: AsyncParsableCommand {
             throw ExitCode.failure
         }
         if dryRun { return try showWithoutEnrolling(uri) }
-        try await global.run { client in
-            let account = try await client.enroll(uri: uri, name: name, fcmApp: fcmApp)
-            if global.json { return try Output.json(account) }
+        try await global.show({ try await $0.enroll(uri: uri, name: name, fcmApp: fcmApp) }) { account in
             Output.say("enrolled \(account.id): \(account.issuer) \(account.name) (\(account.provider.rawValue))")
             if let nextStep = ProviderRegistry[account.provider]?.nextStep {
                 Output.say("next: " + nextStep(account.id))

@@ -16,9 +16,7 @@ struct FCM: AsyncParsableCommand {
         var app: String?
 
         func run() async throws {
-            try await global.run { client in
-                let check = try await client.fcmCheck(app: app)
-                if global.json { return try Output.json(check) }
+            try await global.show({ try await $0.fcmCheck(app: app) }) { check in
                 Output.say("""
                     FCM app \(check.app): project \(check.projectID), sender \(check.senderID)
                     registered \(Output.timestamp(check.registeredAt)) as device \(check.device)

@@ -7,15 +7,12 @@ struct Mute: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Deny an account's pushes unseen for a while (push bombing).",
         discussion: "While muted, every push for the account is denied at the provider, as fraud where it takes a reason, and recorded in `pushctl history` as rejected (muted).")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: "Account id or unique prefix.") var account: String
+    @OptionGroup var options: AccountOptions
     @Option(name: .customLong("for"), help: "How long: 90s, 20m, 2h, 1d (default: the daemon's fraud_mute_seconds, else 20m).",
             transform: MuteDuration.seconds) var duration: Double?
 
     func run() async throws {
-        try await global.run(ids: .account) { client in
-            let muted = try await client.mute(account: account, seconds: duration)
-            if global.json { return try Output.json(muted) }
+        try await options.show({ try await $0.mute(account: $1, seconds: duration) }) { muted in
             Output.say("\(muted.id) muted until \(muted.mutedUntil.map(Output.timestamp) ?? "?")")
         }
     }
@@ -23,13 +20,10 @@ struct Mute: AsyncParsableCommand {
 
 struct Unmute: AsyncParsableCommand {
     static let configuration = CommandConfiguration(abstract: "Show an account's pushes again.")
-    @OptionGroup var global: GlobalOptions
-    @Argument(help: "Account id or unique prefix.") var account: String
+    @OptionGroup var options: AccountOptions
 
     func run() async throws {
-        try await global.run(ids: .account) { client in
-            let account = try await client.unmute(account: account)
-            if global.json { return try Output.json(account) }
+        try await options.show({ try await $0.unmute(account: $1) }) { account in
             Output.say("\(account.id) unmuted")
         }
     }

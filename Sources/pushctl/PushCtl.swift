@@ -69,6 +69,29 @@ struct GlobalOptions: ParsableArguments {
             throw ExitCode(ExitStatus.forError(error))
         }
     }
+
+    /// `run` for a call whose answer is the output: the API's JSON with --json, else what `say` prints of it.
+    func show<Answer: Encodable>(invalidArgument: Int32 = ExitStatus.usage, ids: IDListing? = nil,
+                                 _ call: (ControlClient) async throws -> Answer,
+                                 say: (Answer) throws -> Void) async throws {
+        try await run(invalidArgument: invalidArgument, ids: ids) { client in
+            let answer = try await call(client)
+            if json { return try Output.json(answer) }
+            try say(answer)
+        }
+    }
+}
+
+/// The options of a command on one account (`pushctl code ACCOUNT`): the global ones and the account.
+struct AccountOptions: ParsableArguments {
+    @OptionGroup var global: GlobalOptions
+    @Argument(help: "Account id or unique prefix.") var account: String
+
+    /// `GlobalOptions.show` for a call on the account; an id the daemon does not know is answered with `pushctl accounts`.
+    func show<Answer: Encodable>(_ call: (ControlClient, String) async throws -> Answer,
+                                 say: (Answer) throws -> Void) async throws {
+        try await global.show(ids: .account, { try await call($0, account) }, say: say)
+    }
 }
 
 /// What a command's id names, and where the valid ones are listed.

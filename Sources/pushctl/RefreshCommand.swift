@@ -8,9 +8,7 @@ struct Refresh: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await global.run { client in
-            let result = try await client.refresh()
-            if global.json { return try Output.json(result) }
+        try await global.show({ try await $0.refresh() }) { result in
             Output.say("polled \(result.polled) account(s): \(result.newApprovals.count) new approval(s)"
                   + (result.newApprovals.isEmpty ? "" : " (" + result.newApprovals.joined(separator: ", ") + ")"))
             for failure in result.failures { Output.error("\(failure.accountId): \(failure.error)") }

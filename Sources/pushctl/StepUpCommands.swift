@@ -9,9 +9,7 @@ struct JWKS: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
 
     func run() async throws {
-        try await global.run { client in
-            let keys = try await client.signingKeys()
-            if global.json { return try Output.json(keys) }
+        try await global.show({ try await $0.signingKeys() }) { keys in
             for key in keys.keys {
                 Output.say("device key \(key.kid) (\(key.kty) \(key.crv), \(key.alg ?? "ES256")) signs step-up receipts")
             }
