@@ -96,6 +96,8 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The relay's device API as both sides see it: a delivered message, a poll's reply, a registration.
         .target(name: "RelayWire", swiftSettings: swiftSettings),
+        // Web Push as the relay's senders speak it (RFC 8030, RFC 8292): a push request's headers and VAPID. No I/O.
+        .target(name: "WebPushWire", dependencies: [.crypto, .httpTypes], swiftSettings: swiftSettings),
         // Writes to SQLite through GRDB that the relay and the agent share.
         .target(name: "SQLiteWrites", dependencies: [.grdb],
                 swiftSettings: swiftSettings),
@@ -191,6 +193,8 @@ let package = Package(
             .nioEmbedded,
         ], swiftSettings: swiftSettings),
         .testTarget(name: "DesktopNotifyTests", dependencies: ["DesktopNotify", "PushAgentCore"],
+                    swiftSettings: swiftSettings),
+        .testTarget(name: "WebPushWireTests", dependencies: ["WebPushWire", .crypto, .httpTypes],
                     swiftSettings: swiftSettings),
         .testTarget(name: "QRImageTests", dependencies: ["QRImage", "ClusterHarness"], swiftSettings: swiftSettings),
         .testTarget(name: "SystemdSupportTests", dependencies: ["SystemdSupport"], swiftSettings: swiftSettings),
