@@ -40,6 +40,8 @@ let package = Package(
         .library(name: "PushAgentKitOpenAPI", targets: ["PushAgentKitOpenAPI"]),
         // The relay's device API for other clients of pushrelay (and the fuzz targets, a package of their own).
         .library(name: "RelayWire", targets: ["RelayWire"]),
+        // Web Push as the relay reads it from senders (and the fuzz targets).
+        .library(name: "WebPushWire", targets: ["WebPushWire"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),

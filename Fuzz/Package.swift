@@ -11,6 +11,9 @@ let pushagent = String(Context.packageDirectory.split(separator: "/").dropLast()
 let pushAgentModules = Target.Dependency.product(name: "PushAgentKit", package: pushagent)
 /// The relay's device API, a product of its own.
 let relayWire = Target.Dependency.product(name: "RelayWire", package: pushagent)
+let webPushWire: [Target.Dependency] = [
+    .product(name: "WebPushWire", package: pushagent), .product(name: "HTTPTypes", package: "swift-http-types"),
+]
 
 /// One executable per parser family; `make fuzz` runs every executable whose name starts with `Fuzz`.
 let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
@@ -28,6 +31,7 @@ let fuzzTargets: [(name: String, dependencies: [Target.Dependency])] = [
     ("FuzzProviderReplies", []),
     ("FuzzMCSFraming", []),
     ("FuzzWebPush", []),
+    ("FuzzWebPushRequest", webPushWire),
     ("FuzzRelaySendBody", ["RelaySendBody"]),
     ("FuzzRelayPollReply", ["RelayPollReply"]),
 ]
@@ -38,6 +42,7 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.8.0"),
     ],
     targets: [
         .target(name: "CFuzzDriver"),
@@ -46,7 +51,7 @@ let package = Package(
             .product(name: "CryptoExtras", package: "swift-crypto"),
         ]),
         // The relay's send parser, whose module pulls in NIO and GRDB, compiled here from the same files (symlinks) so
-        // a fuzz build stays minutes shorter; see Sources/RelaySendBody/RelayStandIns.swift.
+        // a fuzz build stays minutes shorter.
         .target(name: "RelaySendBody", dependencies: [relayWire]),
         .target(name: "RelayPollReply", dependencies: [relayWire]),
     ] + fuzzTargets.map { target in
