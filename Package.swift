@@ -117,7 +117,7 @@ let package = Package(
         ], swiftSettings: swiftSettings),
         // The relay: device registration, long-poll, FCM-v1-compatible send API, the OAuth2 token endpoint.
         .target(name: "PushRelay", dependencies: [
-            "RelayWire", "SQLiteWrites", "SystemdSupport", "ConnectionGuards", .nioCore, .nioPosix, .nioHTTP1,
+            "RelayWire", "WebPushWire", "SQLiteWrites", "SystemdSupport", "ConnectionGuards", .nioCore, .nioPosix, .nioHTTP1,
             .product(name: "NIOHTTPTypesHTTP1", package: "swift-nio-extras"), .httpTypes, .jwtKit, .crypto,
             .cryptoExtras, .grdb, .product(name: "PostgresNIO", package: "postgres-nio"),
             // Its ConnectionPoolError: a pool that stopped trying to connect says so with it, not a PSQLError.

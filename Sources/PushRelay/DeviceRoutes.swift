@@ -38,7 +38,8 @@ final class DeviceRoutes: Sendable {
         }
     }
 
-    private func answering(_ handler: () async throws -> RelayResponse?) async throws -> RelayResponse? {
+    /// A device-API handler's answer, its refusals in the device API's error format.
+    func answering(_ handler: () async throws -> RelayResponse?) async throws -> RelayResponse? {
         do {
             return try await handler()
         } catch let error as DeviceAPIError {
@@ -213,7 +214,7 @@ final class DeviceRoutes: Sendable {
     }
 
     /// Unknown device → 404 before any credential check: that is the agent's cue to register again.
-    private func authorizedDevice(_ request: RelayRequest) async throws -> StoredDevice {
+    func authorizedDevice(_ request: RelayRequest) async throws -> StoredDevice {
         let id = String(request.parameters["device_id"] ?? "")
         guard let device = try await store.device(id: id) else {
             throw DeviceAPIError.notFound("device \(id) is not registered")

@@ -8,6 +8,9 @@ enum Identifiers {
     static func pushToken() -> String { base64URL(randomBytes(32)) }
     static func deviceSecret() -> String { base64URL(randomBytes(32)) }
     static func accessToken() -> String { base64URL(randomBytes(32)) }
+    static func webPushSubscriptionID() -> String { hex(randomBytes(16)) }
+    /// The secret part of a Web Push endpoint (`/push/<token>`): whoever holds it may send to the subscription.
+    static func webPushToken() -> String { base64URL(randomBytes(32)) }
 
     /// One call to the kernel for all the bytes (glibc's `arc4random_buf` is getrandom, and aborts if the kernel has
     /// no randomness to give): `SystemRandomNumberGenerator` would make one per 8 bytes, and every send draws an id.
@@ -30,7 +33,8 @@ enum Identifiers {
         }
     }
 
-    private static func base64URL(_ bytes: [UInt8]) -> String {
+    /// Unpadded URL-safe base64 (RFC 4648 §5).
+    static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
         Data(bytes).base64EncodedString()
             .replacingOccurrences(of: "+", with: "-")
             .replacingOccurrences(of: "/", with: "_")

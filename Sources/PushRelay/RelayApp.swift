@@ -23,14 +23,20 @@ public func makeRelayServices(
         logger.warning("anyone who can reach \(config.listen) may register devices: set registration_key (--registration-key) unless a proxy in front restricts POST /v1/devices")
     }
     var router = RelayRouter()
-    DeviceRoutes(
+    let devices = DeviceRoutes(
         store: store, waiters: waiters, metrics: metrics,
-        registrationKeyDigest: config.registrationKey.map { secretDigest($0) }, logger: logger
-    ).add(to: &router)
+        registrationKeyDigest: config.registrationKey.map { secretDigest($0) }, logger: logger)
+    devices.add(to: &router)
+    let zeroTTL = ZeroTTLAdmission(waiters: waiters, metrics: metrics, pollsMayWaitElsewhere: store.isShared)
     SendRoutes(
         store: store, waiters: waiters, metrics: metrics,
-        senderKeys: config.senderKeys.map { .init(project: $0.project, digest: secretDigest($0.key)) },
-        pollsMayWaitElsewhere: store.isShared
+        senderKeys: config.senderKeys.map { .init(project: $0.project, digest: secretDigest($0.key)) }, zeroTTL: zeroTTL
+    ).add(to: &router)
+    let webPushOrigin = WebPushOrigin(publicURL: config.publicURL)
+    WebPushSubscriptionRoutes(devices: devices, origin: webPushOrigin).add(to: &router)
+    PushServiceRoutes(
+        store: store, waiters: waiters, metrics: metrics, zeroTTL: zeroTTL, origin: webPushOrigin,
+        limiter: WebPushRateLimiter(burst: config.webPushBurst, perSecond: config.webPushMessagesPerSecond)
     ).add(to: &router)
     TokenRoutes(
         store: store, metrics: metrics,

@@ -88,6 +88,9 @@ public struct RelayConfig: Sendable {
     public var requestTimeoutSeconds: Double
 
     public static let defaultRequestTimeoutSeconds: Double = 30
+    /// Messages one Web Push subscription may take at once (`WebPushRateLimiter`), and then on average per second.
+    public var webPushBurst = 100
+    public var webPushMessagesPerSecond = 10.0
 
     public init(listen: ListenAddress, database: RelayDatabase, senderKeys: [SenderKey] = [], registrationKey: String? = nil,
                 serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil,

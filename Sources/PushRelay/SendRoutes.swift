@@ -6,8 +6,6 @@ import Logging
 struct SendRoutes: Sendable {
     /// Bodies beyond FCM's 4 KiB payload are refused anyway; this bounds what is read before that check.
     private static let maxBody = 64 * 1024
-    /// How long a `ttl: "0s"` message stays readable for the poll it is handed to: FCM's "now or never".
-    static let zeroTTLDeliveryWindowMilliseconds: Int64 = 5_000
 
     struct KeyDigest: Sendable {
         var project: String
@@ -18,9 +16,7 @@ struct SendRoutes: Sendable {
     let waiters: PollWaiters
     let metrics: RelayMetrics
     let senderKeys: [KeyDigest]
-    /// Several instances share the store: the device's poll may wait on another one, which this one cannot see, so a
-    /// `ttl: "0s"` message always gets the delivery window.
-    let pollsMayWaitElsewhere: Bool
+    let zeroTTL: ZeroTTLAdmission
 
     func add(to router: inout RelayRouter) {
         router.add(.post, "/v1/projects/:project/messages:send", maxBody: Self.maxBody,
@@ -105,14 +101,8 @@ struct SendRoutes: Sendable {
         if send.validateOnly {
             return .answered(Self.sent(project: project, messageID: "fake_message_id"))
         }
-        var outgoing = send.message
-        if outgoing.ttlMilliseconds == 0 {
-            guard pollsMayWaitElsewhere || waiters.hasPoll(deviceID: deviceID) else {
-                metrics.add(.expired)
-                request.logger.info("ttl 0 message dropped: device not polling", metadata: ["device_id": "\(deviceID)"])
-                return .answered(Self.sent(project: project, messageID: Identifiers.messageID()))
-            }
-            outgoing.ttlMilliseconds = Self.zeroTTLDeliveryWindowMilliseconds
+        guard let outgoing = zeroTTL.admit(send.message, deviceID: deviceID, logger: request.logger) else {
+            return .answered(Self.sent(project: project, messageID: Identifiers.messageID()))
         }
         return .enqueue(outgoing)
     }

@@ -100,7 +100,7 @@ public struct VAPIDAuthorization: Sendable, Equatable {
     }
 
     /// Unpadded URL-safe base64 only, as RFC 7515 §2 writes JWT parts and RFC 8292 writes `k`.
-    static func base64URL(_ text: some StringProtocol) -> Data? {
+    public static func base64URL(_ text: some StringProtocol) -> Data? {
         let bytes = Array(text.utf8)
         guard bytes.count % 4 != 1, bytes.allSatisfy(WebPushRequest.isBase64URLCharacter) else { return nil }
         var standard = bytes.map { $0 == UInt8(ascii: "-") ? UInt8(ascii: "+") : $0 == UInt8(ascii: "_") ? UInt8(ascii: "/") : $0 }

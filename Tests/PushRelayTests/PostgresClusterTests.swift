@@ -145,8 +145,8 @@ struct PostgresClusterTests {
             throw error
         }
         for relay in relays { try await relay.stop() }
-        #expect(try await server.sql("SELECT count(*), max(version) FROM schema_version", database: name) == "3|3",
-                "each of the three migrations applied once")
+        #expect(try await server.sql("SELECT count(*), max(version) FROM schema_version", database: name) == "4|4",
+                "each of the four migrations applied once")
     }
 
     /// Issue 24: eight instances under load fit PostgreSQL's default `max_connections` (100, 3 reserved): each pool

@@ -49,6 +49,16 @@ protocol RelayStorage: Sendable {
     /// At start: tokens issued under a key (or for a project) the configuration no longer registers stop working
     /// now, not at their expiry, so removing a leaked key from the config and restarting revokes it. Returns how many.
     func revokeAccessTokens(except registered: [(keyID: String, project: String)]) async throws -> Int
+
+    /// Stores a Web Push subscription of the device, found again by the digest of its endpoint's token.
+    func createWebPushSubscription(_ subscription: WebPushSubscription, tokenDigest: [UInt8]) async throws
+    /// The subscription whose endpoint token has this digest; `.removed` also when its device was deleted.
+    func webPushSubscription(tokenDigest: [UInt8]) async throws -> WebPushSubscriptionLookup
+    /// The device's subscriptions that are not removed, oldest first.
+    func webPushSubscriptions(deviceID: String) async throws -> [WebPushSubscription]
+    /// Leaves a tombstone, so senders learn the subscription is gone (410); false when the device has no such
+    /// live subscription.
+    func removeWebPushSubscription(id: String, deviceID: String, now: Int64) async throws -> Bool
 }
 
 extension RelayStorage {

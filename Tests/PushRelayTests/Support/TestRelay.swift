@@ -38,17 +38,19 @@ final class TestRelay: Sendable {
     /// (and failed sends that nothing was testing the deadline of); the outage tests use the production value.
     static func start(database: RelayDatabase, registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [],
                       publicURL: String? = nil, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
+                      webPushRateLimit: (burst: Int, perSecond: Double)? = nil,
                       databaseTimeout: Duration = .seconds(30)) async throws -> TestRelay {
         var database = database
         if case .postgres(var settings) = database {
             settings.operationTimeout = databaseTimeout
             database = .postgres(settings)
         }
-        let config = RelayConfig(
+        var config = RelayConfig(
             listen: ListenAddress(host: "127.0.0.1", port: 0), database: database,
             senderKeys: [SenderKey(project: testProject, key: testSenderKey), SenderKey(project: otherProject, key: otherSenderKey)],
             registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
             maximumQueuedPerDevice: maximumQueuedPerDevice)
+        if let webPushRateLimit { (config.webPushBurst, config.webPushMessagesPerSecond) = webPushRateLimit }
         let (addresses, continuation) = AsyncStream<ListenAddress>.makeStream()
         let server = try await RelayServer(config: config) { continuation.yield($0) }
         let running = Task {
@@ -122,6 +124,7 @@ final class TestRelay: Sendable {
 /// removes the directory.
 func withRelay<T>(on backend: TestBackend = .sqlite, registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [],
                   publicURL: String? = nil, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
+                  webPushRateLimit: (burst: Int, perSecond: Double)? = nil,
                   _ body: (TestRelay) async throws -> T) async throws -> T {
     let directory = try makeStateDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -131,7 +134,7 @@ func withRelay<T>(on backend: TestBackend = .sqlite, registrationKey: String? = 
     }
     let relay = try await TestRelay.start(
         database: database, registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
-        maximumQueuedPerDevice: maximumQueuedPerDevice)
+        maximumQueuedPerDevice: maximumQueuedPerDevice, webPushRateLimit: webPushRateLimit)
     do {
         let result = try await body(relay)
         try await relay.stop()

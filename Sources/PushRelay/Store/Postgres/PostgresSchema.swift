@@ -222,6 +222,21 @@ enum PostgresSchema {
             END $$
             """,
         ],
+        [
+            // Web Push subscriptions. No foreign key to the device: a removed subscription, and every subscription of
+            // a deleted device, stays as a tombstone so its senders get 410 rather than 404.
+            """
+            CREATE TABLE webpush_subscriptions (
+                id text PRIMARY KEY,
+                device_id text NOT NULL,
+                token_digest bytea NOT NULL UNIQUE,
+                application_server_key bytea,
+                created_at bigint NOT NULL,
+                removed_at bigint
+            )
+            """,
+            "CREATE INDEX webpush_subscriptions_by_device ON webpush_subscriptions (device_id)",
+        ],
     ]
 
     /// Where one poll's PL/pgSQL runs: the whole of `pushrelay_poll`, or one turn of `pushrelay_poll_batch`'s loop

@@ -103,6 +103,7 @@ final class SQLiteRelayStore: RelayStorage {
                 UPDATE device SET delivered_seq = coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'message'), 0)
                 """)
         }
+        migrator.registerMigration("webpush-subscriptions", migrate: createWebPushSubscriptionTable)
         return migrator
     }
 
