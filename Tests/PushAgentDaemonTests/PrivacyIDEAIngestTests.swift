@@ -36,7 +36,7 @@ struct PrivacyIDEAIngestTests {
                                    lookupKey: Self.serial, credentials: try JSONEncoder().encode(credentials), totp: nil)
         let logger = Logger(label: "test")
         let events = EventBus()
-        let module = PrivacyIDEAModule(ProviderContext(
+        let module = PrivacyIDEAModule(context: ProviderContext(
             store: store, http: ProviderHTTP(http: .shared), events: events,
             config: LiveConfig(.defaults(systemMode: false, environment: [:])), logger: logger))
         return (PushIngest(store: store, modules: ProviderModules([module]), events: events, logger: logger), store)

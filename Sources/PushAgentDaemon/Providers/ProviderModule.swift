@@ -1,5 +1,6 @@
 import Foundation
 import Hummingbird
+import Logging
 import PushAgentCore
 import PushAgentStore
 
@@ -13,7 +14,10 @@ protocol ProviderModule: Sendable {
 
     var descriptor: ProviderDescription { get }
 
-    init(_ context: ProviderContext)
+    /// What it is built from; a module with nothing of its own keeps only this, and Swift writes the init.
+    var context: ProviderContext { get }
+
+    init(context: ProviderContext)
 
     /// Its section of the settings, if it has one.
     static var settingsSection: (any ConfigSection.Type)? { get }
@@ -67,6 +71,11 @@ protocol ProviderModule: Sendable {
 
 extension ProviderModule {
     var provider: Provider { descriptor.provider }
+
+    var store: AgentStore { context.store }
+    var http: ProviderHTTP { context.http }
+    var config: LiveConfig { context.config }
+    var logger: Logger { context.logger }
 
     static var settingsSection: (any ConfigSection.Type)? { nil }
 

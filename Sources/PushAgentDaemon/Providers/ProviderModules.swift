@@ -15,7 +15,7 @@ struct ProviderModules: Sendable {
     let all: [any ProviderModule]
 
     init(_ context: ProviderContext) {
-        self.init(Self.types.map { $0.init(context) })
+        self.init(Self.types.map { $0.init(context: context) })
     }
 
     init(_ modules: [any ProviderModule]) { all = modules }

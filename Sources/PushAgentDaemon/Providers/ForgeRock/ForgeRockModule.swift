@@ -4,13 +4,7 @@ import PushAgentStore
 
 /// ForgeRock / PingAM push: accounts are found by mechanism uid, pushes verified with the account's HS256 secret.
 struct ForgeRockModule: ProviderModule {
-    let store: AgentStore
-    let http: ProviderHTTP
-
-    init(_ context: ProviderContext) {
-        store = context.store
-        http = context.http
-    }
+    let context: ProviderContext
 
     var descriptor: ProviderDescription { ForgeRockProvider.description }
     var credentialsType: any Decodable.Type { ForgeRockCredentials.self }

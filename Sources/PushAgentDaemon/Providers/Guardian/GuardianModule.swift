@@ -8,15 +8,7 @@ import PushAgentStore
 /// that its context is as the push claims. Answers are RS256 JWTs under the device key, sent to the account's own
 /// API, never to an address the push names.
 struct GuardianModule: ProviderModule {
-    let store: AgentStore
-    let http: ProviderHTTP
-    let logger: Logger
-
-    init(_ context: ProviderContext) {
-        store = context.store
-        http = context.http
-        logger = context.logger
-    }
+    let context: ProviderContext
 
     var descriptor: ProviderDescription { GuardianProvider.description }
     var credentialsType: any Decodable.Type { GuardianCredentials.self }

@@ -7,21 +7,20 @@ import PushAgentStore
 /// Hyphen: accounts are found by this device's public key (the request's destination device for `2fa-request`, its
 /// source device for `2fa-status-change`); approving runs a Flow transaction, denying is a DELETE.
 struct HyphenModule: ProviderModule {
-    let store: AgentStore
-    let http: HyphenHTTP
+    let context: ProviderContext
+    /// Provider HTTP with Hyphen's headers and errors.
+    let hyphenHTTP: HyphenHTTP
     /// The source-device role: this machine signing in, with another device's approval.
     let signIn: HyphenSignIn
-    let logger: Logger
 
     var descriptor: ProviderDescription { HyphenProvider.description }
     var credentialsType: any Decodable.Type { HyphenCredentials.self }
 
-    init(_ context: ProviderContext) {
-        store = context.store
-        http = HyphenHTTP(http: context.http)
-        signIn = HyphenSignIn(store: context.store, http: http, events: context.events,
+    init(context: ProviderContext) {
+        self.context = context
+        hyphenHTTP = HyphenHTTP(http: context.http)
+        signIn = HyphenSignIn(store: context.store, http: hyphenHTTP, events: context.events,
                               deviceName: context.config.current.deviceName, logger: context.logger)
-        logger = context.logger
     }
 
     func addRoutes(to v1: RouterGroup<PeerContext>, writers: Writers) {
@@ -67,9 +66,9 @@ struct HyphenModule: ProviderModule {
         switch decision {
         case .deny:
             let request = try HyphenHTTP.build { try api.deny(twoFactorAuthId: context.twoFactorAuthId, token: session.accessToken) }
-            _ = try await http.send(request, step: "deny")
+            _ = try await hyphenHTTP.send(request, step: "deny")
         case .approve:
-            try await HyphenApprover(store: store, http: http, logger: logger)
+            try await HyphenApprover(store: store, http: hyphenHTTP, logger: logger)
                 .approve(approval.approval, credentials: credentials, session: session)
         }
         return .nothing

@@ -6,18 +6,12 @@ import PushAgentStore
 /// PlusAuth push authenticator: a push belongs to the account whose key verifies its context; accounts may be bound
 /// to this machine's identity (`bind_sim`).
 struct PlusAuthModule: ProviderModule {
-    let store: AgentStore
-    let http: ProviderHTTP
-    let config: LiveConfig
+    let context: ProviderContext
     let machineIdentity: MachineIdentity
-    let logger: Logger
 
-    init(_ context: ProviderContext) {
-        store = context.store
-        http = context.http
-        config = context.config
+    init(context: ProviderContext) {
+        self.context = context
         machineIdentity = MachineIdentity(logger: context.logger)
-        logger = context.logger
     }
 
     var descriptor: ProviderDescription { PlusAuthProvider.description }

@@ -18,16 +18,12 @@ typealias PrivacyIDEAModule = PrivacyIDEADialectModule<PrivacyIDEAItself>
 /// privacyIDEA push tokens: accounts are found by token serial, challenges verified with the server key the token
 /// received at enrollment, answers signed with the device key.
 struct PrivacyIDEADialectModule<Family: PrivacyIDEAFamily>: ProviderModule {
-    let store: AgentStore
-    let http: ProviderHTTP
-    let logger: Logger
+    let context: ProviderContext
     /// Poll-only tokens' challenges, fetched from their servers.
     let polling: PrivacyIDEAPollSource
 
-    init(_ context: ProviderContext) {
-        store = context.store
-        http = context.http
-        logger = context.logger
+    init(context: ProviderContext) {
+        self.context = context
         polling = PrivacyIDEAPollSource(provider: Family.descriptor, store: context.store, http: context.http,
                                         config: context.config, logger: context.logger)
     }
