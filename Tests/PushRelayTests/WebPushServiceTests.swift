@@ -155,6 +155,33 @@ struct WebPushServiceTests {
         }
     }
 
+    @Test func refusedMessagesDoNotUseUpARestrictedSubscriptionsRate() async throws {
+        try await withRelay(webPushRateLimit: (burst: 2, perSecond: 0.5)) { relay in
+            let device = try await relay.register()
+            let server = VAPIDSigner(), stranger = VAPIDSigner()
+            let subscription = try await relay.subscribe(device, applicationServerKey: server.publicKey)
+            for _ in 1...3 {
+                #expect(try await relay.push(subscription, authorization: stranger.authorization(audience: relay.baseURL)).status == 403)
+            }
+            for _ in 1...2 {
+                #expect(try await relay.push(subscription, authorization: server.authorization(audience: relay.baseURL)).status == 201)
+            }
+            #expect(try await relay.push(subscription, authorization: server.authorization(audience: relay.baseURL)).status == 429)
+        }
+    }
+
+    @Test(arguments: TestBackend.available) func aFullDeviceQueueIsRetriedLater(backend: TestBackend) async throws {
+        try await withRelay(on: backend, maximumQueuedPerDevice: 1) { relay in
+            let device = try await relay.register()
+            let subscription = try await relay.subscribe(device)
+            #expect(try await relay.push(subscription, body: Data("first".utf8)).status == 201)
+            let full = try await relay.push(subscription, body: Data("second".utf8))
+            #expect(full.status == 429, "\(full.text)")
+            #expect(full.header("Retry-After") == "60")
+            #expect(try await relay.poll(device).messages.map(decodedBody) == [Data("first".utf8)], "the refused message changed nothing")
+        }
+    }
+
     @Test func theSendAPIRefusesWebPushDataKeys() async throws {
         try await withRelay { relay in
             let device = try await relay.register()

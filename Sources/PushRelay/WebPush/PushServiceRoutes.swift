@@ -65,14 +65,15 @@ struct PushServiceRoutes: Sendable {
         let declaredLength = request.headers[.contentLength].flatMap { Int($0) }
         let message = try WebPushRequest(headers: request.headers, bodyLength: declaredLength, maximumTTL: Self.maximumTTLSeconds)
         let subscription = try await subscription(request)
-        if let seconds = limiter.retryAfter(subscriptionID: subscription.id) {
-            return Self.refusal(WebPushRefusal(status: 429, "too many messages to this subscription; retry in \(seconds) s"), retryAfter: seconds)
-        }
         guard let origin = origin.origin(requestAuthority: request.head.authority) else {
             throw WebPushRefusal(status: 400, "the request has no Host header")
         }
         try VAPIDAuthorization.authorize(request.headers[.authorization], subscriptionKey: subscription.applicationServerKey,
                                          origin: origin, now: nowMilliseconds() / 1000)
+        // After VAPID: messages a restricted subscription refuses do not use up its own sender's rate.
+        if let seconds = limiter.retryAfter(subscriptionID: subscription.id) {
+            return Self.refusal(WebPushRefusal(status: 429, "too many messages to this subscription; retry in \(seconds) s"), retryAfter: seconds)
+        }
         let body = try Self.body(request)
         let outgoing = WebPushMessageData.outgoing(message, body: body, subscription: subscription)
         guard let kept = zeroTTL.admit(outgoing, deviceID: subscription.deviceID, logger: request.logger) else {
