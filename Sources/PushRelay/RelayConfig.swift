@@ -69,43 +69,28 @@ public struct RelayConfig: Sendable {
     public var listen: ListenAddress
     /// SQLite in a state directory (created 0700 if missing), or PostgreSQL shared by several instances.
     public var database: RelayDatabase
-    public var senderKeys: [SenderKey]
+    public var senderKeys: [SenderKey] = []
     /// When set, `POST /v1/devices` requires it as a Bearer token.
     public var registrationKey: String?
     /// Keys whose RS256 assertions `POST /token` exchanges for access tokens.
-    public var serviceAccountKeys: [ServiceAccountKey]
+    public var serviceAccountKeys: [ServiceAccountKey] = []
     /// The relay's URL as senders reach it (behind a TLS proxy, say); `<publicURL>/token` is then an accepted `aud`.
     public var publicURL: String?
     /// Undelivered messages one device may have; one more is refused with `QUOTA_EXCEEDED`. MFA pushes are few, so a
     /// full queue means a device that stopped polling or a sender gone wrong; the bound keeps either off the disk.
-    public var maximumQueuedPerDevice: Int
+    public var maximumQueuedPerDevice = defaultMaximumQueuedPerDevice
 
     public static let defaultMaximumQueuedPerDevice = 1000
     /// Connections open at once; nil for as many as the open-file limit leaves room for (`ConnectionSlots`).
     public var maxConnections: Int?
     /// How long a connection has to deliver a complete request, from opening or from its previous answer: idle
     /// keep-alive connections, trickled headers and stalled bodies are all cut off by it.
-    public var requestTimeoutSeconds: Double
+    public var requestTimeoutSeconds = defaultRequestTimeoutSeconds
 
     public static let defaultRequestTimeoutSeconds: Double = 30
     /// Messages one Web Push subscription may take at once (`WebPushRateLimiter`), and then on average per second.
     public var webPushBurst = 100
     public var webPushMessagesPerSecond = 10.0
-
-    public init(listen: ListenAddress, database: RelayDatabase, senderKeys: [SenderKey] = [], registrationKey: String? = nil,
-                serviceAccountKeys: [ServiceAccountKey] = [], publicURL: String? = nil,
-                maximumQueuedPerDevice: Int = defaultMaximumQueuedPerDevice, maxConnections: Int? = nil,
-                requestTimeoutSeconds: Double = defaultRequestTimeoutSeconds) {
-        self.listen = listen
-        self.database = database
-        self.senderKeys = senderKeys
-        self.registrationKey = registrationKey
-        self.serviceAccountKeys = serviceAccountKeys
-        self.publicURL = publicURL
-        self.maximumQueuedPerDevice = maximumQueuedPerDevice
-        self.maxConnections = maxConnections
-        self.requestTimeoutSeconds = requestTimeoutSeconds
-    }
 
     /// Flags win over the file. Sender keys and service accounts are overridden per project: a project named by
     /// a flag takes only the flags' entries, other projects keep the file's. Service-account keys are read and

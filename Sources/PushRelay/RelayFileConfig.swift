@@ -15,16 +15,6 @@ public struct RelayFileConfig: Sendable, Equatable {
     public var maxConnections: Int?
     public var requestTimeoutSeconds: Double?
 
-    public init(listen: ListenAddress? = nil, stateDirectory: String? = nil, registrationKey: String? = nil,
-                senderKeys: [SenderKey] = [], serviceAccounts: [ServiceAccountKeyFile] = [], publicURL: String? = nil) {
-        self.listen = listen
-        self.stateDirectory = stateDirectory
-        self.registrationKey = registrationKey
-        self.senderKeys = senderKeys
-        self.serviceAccounts = serviceAccounts
-        self.publicURL = publicURL
-    }
-
     public static func parse(_ text: String, fileName: String) throws(RelayConfigError) -> RelayFileConfig {
         let table: TOMLTable
         do {

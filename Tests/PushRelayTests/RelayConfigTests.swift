@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PushRelay
+@testable import PushRelay
 
 @Suite("Relay configuration")
 struct RelayConfigTests {

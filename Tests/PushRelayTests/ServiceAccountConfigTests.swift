@@ -2,7 +2,7 @@ import Crypto
 import CryptoExtras
 import Foundation
 import Testing
-import PushRelay
+@testable import PushRelay
 
 @Suite("Service-account keys in the relay configuration")
 struct ServiceAccountConfigTests {

@@ -135,11 +135,6 @@ extension SimAdminAPI {
         public var deviceToken: String
         public var data: [String: String]
 
-        public init(deviceToken: String, data: [String: String]) {
-            self.deviceToken = deviceToken
-            self.data = data
-        }
-
         enum CodingKeys: String, CodingKey { case deviceToken = "device_token", data }
     }
 }

@@ -1,6 +1,6 @@
 import CurlHTTP
 import Foundation
-import PushRelay
+@testable import PushRelay
 
 let testProject = "proj"
 let testSenderKey = "sender-key-proj"

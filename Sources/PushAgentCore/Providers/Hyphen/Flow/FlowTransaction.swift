@@ -30,7 +30,7 @@ public struct FlowTransaction: Sendable, Equatable {
 
     public var script: String
     /// JSON-Cadence values, each as its UTF-8 JSON text.
-    public var arguments: [Data]
+    public var arguments: [Data] = []
     /// 32 bytes.
     public var referenceBlockId: Data
     public var gasLimit: UInt64
@@ -39,17 +39,6 @@ public struct FlowTransaction: Sendable, Equatable {
     public var authorizers: [FlowAddress]
     public var payloadSignatures: [Signature] = []
     public var envelopeSignatures: [Signature] = []
-
-    public init(script: String, arguments: [Data] = [], referenceBlockId: Data, gasLimit: UInt64,
-                proposalKey: ProposalKey, payer: FlowAddress, authorizers: [FlowAddress]) {
-        self.script = script
-        self.arguments = arguments
-        self.referenceBlockId = referenceBlockId
-        self.gasLimit = gasLimit
-        self.proposalKey = proposalKey
-        self.payer = payer
-        self.authorizers = authorizers
-    }
 
     /// RLP of the payload: script, arguments, reference block (left-padded to 32 bytes), gas limit, proposal key,
     /// payer, authorizers.
