@@ -164,8 +164,8 @@ struct FCMSendRequest: Equatable, Sendable {
         if let data, data.keys.contains(where: isReservedDataKey), let reserved = data.keys.sorted().first(where: isReservedDataKey) {
             throw .invalidArgument("Invalid data payload key: \(reserved)")
         }
-        if let data, let reserved = data.keys.sorted().first(where: { $0.hasPrefix(WebPushMessageData.reservedPrefix) }) {
-            throw .invalidArgument("Invalid data payload key: \(reserved): the prefix \"\(WebPushMessageData.reservedPrefix)\" is reserved for the relay's Web Push messages; rename the key")
+        if let data, let reserved = data.keys.sorted().first(where: { $0.hasPrefix(WebPushDataKey.reservedPrefix) }) {
+            throw .invalidArgument("Invalid data payload key: \(reserved): the prefix \"\(WebPushDataKey.reservedPrefix)\" is reserved for the relay's Web Push messages; rename the key")
         }
         return data
     }
