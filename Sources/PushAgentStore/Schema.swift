@@ -169,6 +169,30 @@ enum Schema {
                 CREATE INDEX approval_pending_look_alike ON approval(account_id, similarity_key) WHERE state = 'pending'
                 """)
         }
+        // Web Push subscriptions scripts made (`pushctl webpush subscribe`) and the messages that came through them
+        // (AgentStore+WebPush): a message is keyed by its relay message id, so a redelivery after a crash is absorbed.
+        migrator.registerMigration("webpush-v1") { db in
+            try db.create(table: "webpush_subscriptions") { t in
+                t.primaryKey("relay_subscription_id", .text)
+                t.column("name", .text).notNull()
+                t.column("owner_uid", .integer).notNull()
+                t.column("sealed", .blob).notNull()
+                t.column("created_at", .datetime).notNull()
+                t.uniqueKey(["owner_uid", "name"])
+            }
+            try db.create(table: "webpush_messages") { t in
+                t.primaryKey("relay_message_id", .text)
+                t.column("subscription_id", .text).notNull()
+                    .references("webpush_subscriptions", column: "relay_subscription_id", onDelete: .cascade)
+                t.column("body", .blob).notNull()
+                t.column("urgency", .text).notNull()
+                t.column("topic", .text)
+                t.column("received_at", .datetime).notNull()
+                t.column("delivered_at", .datetime)
+            }
+            try db.create(index: "webpush_messages_undelivered", on: "webpush_messages",
+                          columns: ["subscription_id", "delivered_at", "received_at"])
+        }
         return migrator
     }
 }

@@ -43,4 +43,5 @@ enum SealedColumn {
     static func credentials(account id: String) -> String { "account.credentials/\(id)" }
     static func totp(account id: String) -> String { "account.totp/\(id)" }
     static func fcmRegistration(app name: String) -> String { "fcm_registration.sealed/\(name)" }
+    static func webPushSubscription(_ relayID: String) -> String { "webpush_subscriptions.sealed/\(relayID)" }
 }

@@ -1,0 +1,69 @@
+import Foundation
+import PushAgentCore
+
+/// A Web Push subscription a local user made (`pushctl webpush subscribe`): the relay's subscription, its endpoint,
+/// and the RFC 8291 keys its messages are encrypted to, which never leave the daemon.
+public struct WebPushSubscription: Sendable {
+    public var name: String
+    public var ownerUID: UInt32
+    /// The relay's id for it: the relay's messages name it in `webpush.subscription`.
+    public var relayID: String
+    public var endpoint: String
+    public var keys: WebPushKeys
+    public var createdAt: Date
+
+    public init(name: String, ownerUID: UInt32, relayID: String, endpoint: String, keys: WebPushKeys, createdAt: Date) {
+        self.name = name
+        self.ownerUID = ownerUID
+        self.relayID = relayID
+        self.endpoint = endpoint
+        self.keys = keys
+        self.createdAt = createdAt
+    }
+}
+
+/// A subscription with what came through it, for listing.
+public struct WebPushSubscriptionUsage: Sendable {
+    public var subscription: WebPushSubscription
+    public var received: Int
+    public var undelivered: Int
+    public var lastDeliveryAt: Date?
+
+    public init(subscription: WebPushSubscription, received: Int, undelivered: Int, lastDeliveryAt: Date? = nil) {
+        self.subscription = subscription
+        self.received = received
+        self.undelivered = undelivered
+        self.lastDeliveryAt = lastDeliveryAt
+    }
+}
+
+/// A Web Push message as the relay delivered it: still encrypted for the subscription's keys.
+public struct WebPushArrival: Sendable, Equatable {
+    public var relayMessageID: String
+    public var seq: Int64
+    public var subscriptionID: String
+    public var body: Data
+    public var urgency: String
+    public var topic: String?
+
+    public init(relayMessageID: String, seq: Int64, subscriptionID: String, body: Data, urgency: String, topic: String?) {
+        self.relayMessageID = relayMessageID
+        self.seq = seq
+        self.subscriptionID = subscriptionID
+        self.body = body
+        self.urgency = urgency
+        self.topic = topic
+    }
+
+    /// What storing it did: a redelivery is absorbed, a message for a subscription that is gone is dropped.
+    public enum Outcome: Sendable, Equatable { case stored, duplicate, unknownSubscription }
+}
+
+/// A stored message not yet acknowledged, body still encrypted.
+public struct StoredWebPushMessage: Sendable, Equatable {
+    public var id: String
+    public var body: Data
+    public var urgency: String
+    public var topic: String?
+    public var receivedAt: Date
+}

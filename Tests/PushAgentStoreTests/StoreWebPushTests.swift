@@ -1,0 +1,102 @@
+import Foundation
+import GRDB
+import PushAgentCore
+@testable import PushAgentStore
+import Testing
+
+/// Web Push subscriptions and their messages in the store: sealed keys, one name per owner, a redelivered message
+/// stored once, acknowledgements per subscription.
+struct StoreWebPushTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("store-webpush-\(UUID())").path
+
+    func withStore(_ body: (AgentStore) async throws -> Void) async throws {
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try await body(try AgentStore(directory: directory))
+    }
+
+    func subscription(_ name: String, owner: UInt32, relayID: String) -> WebPushSubscription {
+        WebPushSubscription(name: name, ownerUID: owner, relayID: relayID, endpoint: "https://relay.example/push/token-\(relayID)",
+                            keys: .generate(), createdAt: Date())
+    }
+
+    func arrival(_ id: String, seq: Int64, to subscriptionID: String, body: String = "encrypted") -> WebPushArrival {
+        WebPushArrival(relayMessageID: id, seq: seq, subscriptionID: subscriptionID, body: Data(body.utf8), urgency: "normal",
+                       topic: nil)
+    }
+
+    @Test func keysAndEndpointAreSealedAndOpenAgain() async throws {
+        try await withStore { store in
+            let made = subscription("demo", owner: 1000, relayID: "wps_1")
+            try await store.addWebPushSubscription(made)
+            let read = try await store.webPushSubscription(named: "demo", ownerUID: 1000)
+            #expect(read.keys.publicKey == made.keys.publicKey)
+            #expect(read.keys.authSecret == made.keys.authSecret)
+            #expect(read.endpoint == made.endpoint)
+            let raw = try await store.pool.read { db in try Data.fetchOne(db, sql: "SELECT sealed FROM webpush_subscriptions") }
+            let sealed = try #require(raw)
+            #expect(sealed.range(of: made.keys.privateKey.rawRepresentation) == nil, "the private key is not in clear")
+            #expect(sealed.range(of: Data(made.endpoint.utf8)) == nil, "nor the endpoint")
+        }
+    }
+
+    @Test func aNameIsOneOwnersAndOthersDoNotSeeIt() async throws {
+        try await withStore { store in
+            try await store.addWebPushSubscription(subscription("demo", owner: 1000, relayID: "wps_1"))
+            await #expect(throws: StoreError.self) {
+                try await store.addWebPushSubscription(subscription("demo", owner: 1000, relayID: "wps_2"))
+            }
+            try await store.addWebPushSubscription(subscription("demo", owner: 1001, relayID: "wps_3"))
+            #expect(try await store.webPushSubscriptions(ownerUID: 1000).map(\.subscription.relayID) == ["wps_1"])
+            #expect(try await store.webPushSubscriptions(ownerUID: 1002).isEmpty)
+            #expect(try await store.webPushSubscriptions(ownerUID: nil).count == 2, "root sees everyone's")
+            await #expect(throws: StoreError.notFound("no Web Push subscription named 'demo' for uid 1002")) {
+                try await store.webPushSubscription(named: "demo", ownerUID: 1002)
+            }
+            await #expect(throws: StoreError.self, "two owners' 'demo' is ambiguous without an owner") {
+                try await store.webPushSubscription(named: "demo", ownerUID: nil)
+            }
+        }
+    }
+
+    @Test func aRedeliveredMessageIsStoredOnceAndTheCursorMoves() async throws {
+        try await withStore { store in
+            try await store.saveDeviceIdentity(DeviceIdentity(relayURL: "http://relay", deviceId: "d", token: "t", secret: "s",
+                                                              registeredAt: Date()), markAccountsForTokenUpdate: false)
+            try await store.addWebPushSubscription(subscription("demo", owner: 1000, relayID: "wps_1"))
+            #expect(try await store.storeWebPushArrivals([arrival("m1", seq: 1, to: "wps_1"), arrival("m2", seq: 2, to: "gone")])
+                    == [.stored, .unknownSubscription])
+            #expect(try await store.storeWebPushArrivals([arrival("m1", seq: 1, to: "wps_1")]) == [.duplicate])
+            #expect(try await store.cursor() == 2)
+            let waiting = try await store.undeliveredWebPushMessages(subscriptionID: "wps_1")
+            #expect(waiting.map(\.id) == ["m1"])
+            #expect(waiting.first?.body == Data("encrypted".utf8))
+        }
+    }
+
+    @Test func anAcknowledgedMessageIsNotHandedOutAgainAndCounts() async throws {
+        try await withStore { store in
+            try await store.addWebPushSubscription(subscription("demo", owner: 1000, relayID: "wps_1"))
+            try await store.addWebPushSubscription(subscription("other", owner: 1001, relayID: "wps_2"))
+            _ = try await store.storeWebPushArrivals([arrival("m1", seq: 1, to: "wps_1"), arrival("m2", seq: 2, to: "wps_1"),
+                                                      arrival("m3", seq: 3, to: "wps_2")])
+            #expect(try await store.acknowledgeWebPushMessages(["m1", "m3", "unknown"], subscriptionID: "wps_1") == 1,
+                    "another subscription's message is not acknowledged through this one")
+            #expect(try await store.acknowledgeWebPushMessages(["m1"], subscriptionID: "wps_1") == 0)
+            #expect(try await store.undeliveredWebPushMessages(subscriptionID: "wps_1").map(\.id) == ["m2"])
+            #expect(try await store.undeliveredWebPushMessages(subscriptionID: "wps_2").map(\.id) == ["m3"])
+            let usage = try #require(try await store.webPushSubscriptions(ownerUID: 1000).first)
+            #expect(usage.received == 2 && usage.undelivered == 1 && usage.lastDeliveryAt != nil)
+        }
+    }
+
+    @Test func removingASubscriptionDropsItsMessages() async throws {
+        try await withStore { store in
+            try await store.addWebPushSubscription(subscription("demo", owner: 1000, relayID: "wps_1"))
+            _ = try await store.storeWebPushArrivals([arrival("m1", seq: 1, to: "wps_1")])
+            try await store.removeWebPushSubscription(relayID: "wps_1")
+            #expect(try await store.webPushSubscriptions(ownerUID: nil).isEmpty)
+            let left = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webpush_messages") }
+            #expect(left == 0)
+        }
+    }
+}
