@@ -20,7 +20,8 @@ struct PushCtl: AsyncParsableCommand {
         version: PushAgentVersion.string,
         subcommands: [Status.self, Accounts.self, Enroll.self, Remove.self, Code.self, List.self, Show.self,
                       Approve.self, Deny.self, Watch.self, Requests.self, Wait.self, History.self, Refresh.self,
-                      JWKS.self, Hyphen.self, Mute.self, Unmute.self, Notify.self, Backup.self, Restore.self, FCM.self])
+                      JWKS.self, Hyphen.self, Mute.self, Unmute.self, Notify.self, Backup.self, Restore.self, FCM.self,
+                      WebPush.self])
 }
 
 struct GlobalOptions: ParsableArguments {
@@ -96,13 +97,14 @@ struct AccountOptions: ParsableArguments {
 
 /// What a command's id names, and where the valid ones are listed.
 enum IDListing {
-    case approval, account, request
+    case approval, account, request, webPushSubscription
 
     var hint: String {
         switch self {
         case .approval: "`pushctl list` shows the pending approvals' ids, `pushctl list --all` every approval's"
         case .account: "`pushctl accounts` shows the accounts' ids"
         case .request: "`pushctl requests` shows the requests' ids"
+        case .webPushSubscription: "`pushctl webpush list` shows your subscriptions' names"
         }
     }
 }

@@ -39,7 +39,8 @@ struct PrivacyIDEAIngestTests {
         let module = PrivacyIDEAModule(context: ProviderContext(
             store: store, http: ProviderHTTP(http: .shared), events: events,
             config: LiveConfig(.defaults(systemMode: false, environment: [:])), logger: logger))
-        return (PushIngest(store: store, modules: ProviderModules([module]), events: events, logger: logger), store)
+        return (PushIngest(store: store, modules: ProviderModules([module]), events: events,
+                           webPush: WebPushInbox(store: store, logger: logger), logger: logger), store)
     }
 
     /// As the poll source hands a challenge over: keyed by its nonce.

@@ -54,4 +54,13 @@ extension Request {
         do { return try ControlJSON.decoder().decode(T.self, from: data) }
         catch { throw ControlError(.invalidArgument, "the request body is not valid: \(DecodingFailure.summary(error))") }
     }
+
+    /// A long-poll's `?wait=SECONDS`, 0 to `maximum`; 0 when absent.
+    func waitSeconds(atMost maximum: Int) throws -> Int {
+        guard let raw = uri.queryParameters.get("wait") else { return 0 }
+        guard let seconds = Int(raw), (0...maximum).contains(seconds) else {
+            throw ControlError(.invalidArgument, "wait must be 0 to \(maximum) seconds, not '\(raw)'")
+        }
+        return seconds
+    }
 }

@@ -14,11 +14,12 @@ struct DeliveredPush: Sendable {
 }
 
 /// Takes delivered pushes through router → dialect handler → store (one transaction) → subscribers, whichever
-/// source they came from.
+/// source they came from; the relay's Web Push messages go to their subscriptions' inbox instead, never to a provider.
 struct PushIngest: Sendable {
     let store: AgentStore
     let modules: ProviderModules
     let events: EventBus
+    let webPush: WebPushInbox
     let logger: Logger
     /// Push bombing defences; nil admits every push (unit tests of the pipeline alone).
     var fatigue: PushFatigueDefence? = nil
@@ -28,8 +29,23 @@ struct PushIngest: Sendable {
     /// flush); one taken up before and never committed (the daemon crashed on the way?) is committed alone, after
     /// those before it, so a push that crashes the daemon cannot take the others of its batch down with it when it is
     /// dropped after `maximumAttempts`.
+    ///
+    /// Web Push messages and provider pushes are taken in runs, in the batch's order: the relay cursor then never
+    /// passes a message of either kind before it is committed.
     @discardableResult
     func ingest(_ pushes: [DeliveredPush], now: Date = Date()) async throws -> [MessageOutcome] {
+        var outcomes: [MessageOutcome] = []
+        var rest = pushes[...]
+        while let first = rest.first {
+            let isWebPush = WebPushInbox.claims(first)
+            let run = Array(rest.prefix { WebPushInbox.claims($0) == isWebPush })
+            rest = rest.dropFirst(run.count)
+            if isWebPush { try await webPush.receive(run, now: now) } else { outcomes += try await ingestProviderPushes(run, now: now) }
+        }
+        return outcomes
+    }
+
+    private func ingestProviderPushes(_ pushes: [DeliveredPush], now: Date) async throws -> [MessageOutcome] {
         var outcomes: [MessageOutcome] = []
         var firstAttempts: [MessageCommit] = []
         for push in pushes {

@@ -34,14 +34,17 @@ struct AgentServices: Sendable {
         let muting = AccountMuting(store: store, events: events, logger: logger)
         approvals = ApprovalService(store: store, modules: modules, events: events, inFlight: inFlight, config: config,
                                     muting: muting, logger: logger)
-        ingest = PushIngest(store: store, modules: modules, events: events, logger: logger, fatigue: PushFatigueDefence(
+        let webPushInbox = WebPushInbox(store: store, logger: logger)
+        ingest = PushIngest(store: store, modules: modules, events: events, webPush: webPushInbox, logger: logger,
+                            fatigue: PushFatigueDefence(
             store: store, approvals: approvals, config: config, events: events, logger: logger))
         tokenUpdater = PushTokenUpdater(store: store, modules: modules, events: events, deviceName: settings.deviceName,
                                         config: config, logger: logger)
         // Connections that slept are dead though their sockets look open: each source replaces its own on a wake.
         let wakes = SleepWatcher.shared.wakes
         SleepWatcher.shared.onFailure { problem in logger.info("\(problem)") }
-        let relay = RelayPushSource(client: RelayDeviceClient(baseURL: settings.relayURL ?? "", http: .shared),
+        let relayClient = RelayDeviceClient(baseURL: settings.relayURL ?? "", http: .shared)
+        let relay = RelayPushSource(client: relayClient,
                                     config: config, store: store, relayState: relayState, events: events,
                                     heartbeat: heartbeat, tokenUpdater: tokenUpdater, wakes: wakes, logger: logger)
         // FCM is off until a Firebase app is configured (docs/fcm.md); adding or removing an app takes a restart.
@@ -68,6 +71,8 @@ struct AgentServices: Sendable {
             FCMRoutes(sources: fcm, writers: writers),
             StepUpRoutes(stepUps: StepUpService(store: store, events: events, logger: logger)),
             BackupRoutes(backups: backups, writers: writers),
+            WebPushRoutes(subscriptions: WebPushSubscriptions(store: store, relay: relayClient, inbox: webPushInbox,
+                                                              logger: logger)),
         ], modules: modules, writers: writers).build(logger: logger).buildResponder()
     }
 

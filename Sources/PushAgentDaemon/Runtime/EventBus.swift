@@ -2,18 +2,21 @@ import ControlWire
 import Foundation
 
 /// Fans control events out to every `GET /v1/events` subscriber. A slow subscriber loses old events, never blocks the agent.
-actor EventBus {
-    private var subscribers: [UUID: AsyncStream<ControlEvent>.Continuation] = [:]
+typealias EventBus = Broadcast<ControlEvent>
 
-    func subscribe() -> AsyncStream<ControlEvent> {
-        let (stream, continuation) = AsyncStream.makeStream(of: ControlEvent.self, bufferingPolicy: .bufferingNewest(256))
+/// Fans events out to every subscriber of the moment.
+actor Broadcast<Event: Sendable> {
+    private var subscribers: [UUID: AsyncStream<Event>.Continuation] = [:]
+
+    func subscribe() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream.makeStream(of: Event.self, bufferingPolicy: .bufferingNewest(256))
         let id = UUID()
         subscribers[id] = continuation
         continuation.onTermination = { _ in Task { await self.unsubscribe(id) } }
         return stream
     }
 
-    func publish(_ event: ControlEvent) {
+    func publish(_ event: Event) {
         for continuation in subscribers.values { continuation.yield(event) }
     }
 

@@ -50,12 +50,12 @@ struct RelayDeviceClient: Sendable {
         catch { throw RelayError.badResponse("messages: \(error)") }
     }
 
-    private func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         do { return try await http.send(request) }
         catch let error as HTTPClientError { throw RelayError.transport(error.description) }
     }
 
-    private func error(from response: HTTPResponse) -> RelayError {
+    func error(from response: HTTPResponse) -> RelayError {
         struct Body: Decodable { struct E: Decodable { var code: String?; var message: String? }; var error: E }
         let error = (try? JSONDecoder().decode(Body.self, from: response.body))?.error
         let message = error?.message ?? response.text.prefix(200).description

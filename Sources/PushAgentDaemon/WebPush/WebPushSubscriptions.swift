@@ -1,0 +1,126 @@
+import ControlWire
+import Foundation
+import Logging
+import PushAgentCore
+import PushAgentStore
+
+/// Web Push subscriptions for local users (`pushctl webpush`): made and removed at the relay with the poll's device
+/// credentials, their messages decrypted here, so the keys never leave the daemon. A user sees and uses only the
+/// subscriptions it made; root, everyone's.
+struct WebPushSubscriptions: Sendable {
+    let store: AgentStore
+    let relay: RelayDeviceClient
+    let inbox: WebPushInbox
+    let logger: Logger
+
+    func subscribe(name: String, peer: Peer) async throws -> WebPushSubscriptionCreated {
+        if let problem = WebPushSubscribeRequest.problem(withName: name) { throw ServiceError(.invalidArgument, problem) }
+        if (try? await store.webPushSubscription(named: name, ownerUID: peer.uid)) != nil {
+            throw ServiceError(.conflict, "you already have a Web Push subscription named '\(name)': remove it first (pushctl webpush remove \(name)) or choose another name")
+        }
+        let device = try await registeredDevice()
+        let created = try await relayCall("create a Web Push subscription") {
+            try await relay.createWebPushSubscription(deviceId: device.deviceId, secret: device.secret)
+        }
+        let subscription = WebPushSubscription(name: name, ownerUID: peer.uid, relayID: created.id,
+                                               endpoint: created.endpoint, keys: .generate(), createdAt: Date())
+        do {
+            try await store.addWebPushSubscription(subscription)
+        } catch {
+            // Not kept here, so nobody could read its messages: it must not take any at the relay either.
+            try? await relay.removeWebPushSubscription(id: created.id, deviceId: device.deviceId, secret: device.secret)
+            throw error
+        }
+        logger.notice("Web Push subscription '\(name)' created for uid \(peer.uid)",
+                      metadata: ["webpush_subscription": "\(created.id)", "peer_uid": "\(peer.uid)"])
+        return WebPushSubscriptionCreated(name: name, endpoint: created.endpoint, keys: .init(
+            p256dh: subscription.keys.publicKey.base64URLUnpadded, auth: subscription.keys.authSecret.base64URLUnpadded))
+    }
+
+    func list(peer: Peer) async throws -> WebPushSubscriptionsResponse {
+        WebPushSubscriptionsResponse(subscriptions: try await store.webPushSubscriptions(ownerUID: Self.scope(of: peer))
+            .map(Self.listed))
+    }
+
+    /// Removed at the relay first, so its senders get 410; a relay that cannot be reached leaves it in place, to try again.
+    func remove(name: String, peer: Peer) async throws -> WebPushSubscriptionsResponse.Subscription {
+        let subscription = try await store.webPushSubscription(named: name, ownerUID: Self.scope(of: peer))
+        let usage = try await store.webPushSubscriptions(ownerUID: subscription.ownerUID)
+            .first { $0.subscription.relayID == subscription.relayID }
+        let device = try await registeredDevice()
+        try await relayCall("remove the Web Push subscription '\(name)'") {
+            try await relay.removeWebPushSubscription(id: subscription.relayID, deviceId: device.deviceId, secret: device.secret)
+        }
+        try await store.removeWebPushSubscription(relayID: subscription.relayID)
+        logger.notice("Web Push subscription '\(name)' of uid \(subscription.ownerUID) removed by uid \(peer.uid)",
+                      metadata: ["webpush_subscription": "\(subscription.relayID)", "peer_uid": "\(peer.uid)"])
+        return usage.map(Self.listed) ?? Self.listed(.init(subscription: subscription, received: 0, undelivered: 0))
+    }
+
+    /// The messages not yet acknowledged, decrypted, oldest first; when there are none, the first to come within `wait`.
+    func messages(name: String, peer: Peer, wait: Duration) async throws -> WebPushMessagesResponse {
+        let subscription = try await store.webPushSubscription(named: name, ownerUID: Self.scope(of: peer))
+        // Subscribed before reading, so a message stored between the read and the wait is not missed.
+        let stored = await inbox.arrivals.subscribe()
+        var messages = try await store.undeliveredWebPushMessages(subscriptionID: subscription.relayID)
+        if messages.isEmpty, wait > .zero {
+            await firstArrival(for: subscription.relayID, in: stored, within: wait)
+            messages = try await store.undeliveredWebPushMessages(subscriptionID: subscription.relayID)
+        }
+        return WebPushMessagesResponse(messages: messages.map { decrypted($0, subscription) })
+    }
+
+    func acknowledge(ids: [String], name: String, peer: Peer) async throws -> WebPushAckResponse {
+        let subscription = try await store.webPushSubscription(named: name, ownerUID: Self.scope(of: peer))
+        return WebPushAckResponse(acknowledged: try await store.acknowledgeWebPushMessages(ids, subscriptionID: subscription.relayID))
+    }
+
+    private func decrypted(_ message: StoredWebPushMessage, _ subscription: WebPushSubscription) -> WebPushMessagesResponse.Message {
+        let plaintext = Result { () throws(WebPushError) in try subscription.keys.decrypt(aes128gcm: message.body) }
+        if case .failure(let error) = plaintext {
+            logger.warning("Web Push message for '\(subscription.name)' does not decrypt with its keys: \(error)",
+                           metadata: ["relay_message_id": "\(message.id)", "webpush_subscription": "\(subscription.relayID)"])
+        }
+        return .init(id: message.id, receivedAt: message.receivedAt, urgency: message.urgency, topic: message.topic,
+                     plaintext: plaintext)
+    }
+
+    private func firstArrival(for relayID: String, in stored: AsyncStream<String>, within wait: Duration) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for await id in stored where id == relayID { return } }
+            group.addTask { try? await Task.sleep(for: wait) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Whose subscriptions the peer may see and use: its own, or (root) everyone's.
+    private static func scope(of peer: Peer) -> UInt32? { peer.uid == 0 ? nil : peer.uid }
+
+    private static func listed(_ usage: WebPushSubscriptionUsage) -> WebPushSubscriptionsResponse.Subscription {
+        .init(name: usage.subscription.name, ownerUid: usage.subscription.ownerUID, endpoint: usage.subscription.endpoint,
+              createdAt: usage.subscription.createdAt, received: usage.received, undelivered: usage.undelivered,
+              lastDeliveryAt: usage.lastDeliveryAt)
+    }
+
+    private func registeredDevice() async throws -> DeviceIdentity {
+        guard let device = try await store.deviceIdentity(), device.relayURL == relay.baseURL else {
+            throw ServiceError(.unavailable, "pushagentd is not registered with the relay yet (`pushctl status` shows the relay's state): check relay_url in pushagentd.toml and that the relay is up, then try again")
+        }
+        return device
+    }
+
+    /// `call` to the relay, its failure said in the caller's terms: what could not be done, why, and what to do.
+    private func relayCall<T>(_ what: String, _ call: () async throws -> T) async throws -> T {
+        do {
+            return try await call()
+        } catch let error as RelayError {
+            switch error {
+            case .transport, .unknownDevice:
+                throw ServiceError(.unavailable, "could not \(what): the relay at \(relay.baseURL) is not reachable (\(error)). Check that it is up and `pushctl status` shows it connected, then try again")
+            case .cursorAhead, .unauthorized, .http, .badResponse:
+                throw ServiceError(.upstream, "could not \(what): \(error)")
+            }
+        }
+    }
+}
