@@ -26,7 +26,7 @@ python)
     exec "$VENV/bin/python" "$ROOT/scripts/webpush_send.py" "$@"
     ;;
 *)
-    echo "usage: $0 install | python send|decrypt ARGS..." >&2
+    echo "usage: $0 install | python vapid-key|send|send-to|decrypt ARGS..." >&2
     exit 2
     ;;
 esac

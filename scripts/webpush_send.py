@@ -8,6 +8,10 @@
         Makes a subscriber key pair and auth secret as a browser would, encrypts the plaintext for them (aes128gcm,
         RFC 8291) and posts it with TTL 60. Prints one JSON object: status, location, body (the encrypted bytes
         sent, base64url), receiver (the subscriber's private key, base64url of its 32-byte scalar) and auth.
+    webpush_send.py send-to SUBSCRIPTION_JSON PLAINTEXT
+        Sends the plaintext with pywebpush (no VAPID, TTL 60) to a subscription someone else holds the keys of: its
+        browser PushSubscription JSON, as `pushctl webpush subscribe` prints it. Prints {"status": ...}, also when
+        the push service refused it (410 for a removed subscription).
     webpush_send.py decrypt BODY RECEIVER AUTH
         Decrypts a body the device received with http_ece (what pywebpush encrypts with); prints the plaintext.
 """
@@ -73,10 +77,24 @@ def send(library, endpoint, plaintext, vapid_file=None):
     }))
 
 
+def send_to(subscription_json, plaintext):
+    from pywebpush import WebPushException, webpush
+
+    subscription = json.loads(subscription_json)
+    try:
+        response = webpush({"endpoint": subscription["endpoint"], "keys": subscription["keys"]}, data=plaintext.encode(),
+                           ttl=60, content_encoding="aes128gcm")
+    except WebPushException as refusal:
+        if refusal.response is None:
+            raise
+        response = refusal.response
+    print(json.dumps({"status": response.status_code}))
+
+
 def decrypt(body, receiver, auth):
     key = ec.derive_private_key(int.from_bytes(b64url_decode(receiver), "big"), ec.SECP256R1())
     sys.stdout.buffer.write(http_ece.decrypt(b64url_decode(body), private_key=key, auth_secret=b64url_decode(auth), version="aes128gcm"))
 
 
 if __name__ == "__main__":
-    {"vapid-key": vapid_key, "send": send, "decrypt": decrypt}[sys.argv[1]](*sys.argv[2:])
+    {"vapid-key": vapid_key, "send": send, "send-to": send_to, "decrypt": decrypt}[sys.argv[1]](*sys.argv[2:])
