@@ -23,13 +23,14 @@ struct WebPushIngestTests {
             Self.webPush(id: "m2", seq: 2, to: "wps_1"),
             Self.webPush(id: "m3", seq: 3, to: "wps_removed"),
             DeliveredPush(data: try pushes.challenge(nonce: "NONCEAFTER000000"), source: .relay(id: "m4", seq: 4)),
+            DeliveredPush(data: ["webpush.subscription": "wps_1", "webpush.body": "not base64!"], source: .relay(id: "m5", seq: 5)),
         ])
         #expect(outcomes.count == 2, "only the provider pushes have outcomes: \(outcomes)")
         #expect(try await store.approvals(state: .pending).count == 2)
         #expect(try await store.auditEntries(event: "push_rejected").isEmpty, "no Web Push message reached a provider")
         let stored = try await store.undeliveredWebPushMessages(subscriptionID: "wps_1")
         #expect(stored.map(\.id) == ["m2"] && stored.first?.body == Data([1, 2, 3]) && stored.first?.urgency == "high")
-        #expect(try await store.cursor() == 4)
+        #expect(try await store.cursor() == 5, "past the malformed one too, which is dropped")
 
         try await ingest.ingest([Self.webPush(id: "m2", seq: 2, to: "wps_1")])
         #expect(try await store.undeliveredWebPushMessages(subscriptionID: "wps_1").count == 1, "a redelivery is absorbed")

@@ -2,28 +2,21 @@ import Foundation
 import Logging
 import PushAgentCore
 import PushAgentStore
+import RelayWire
 
 /// Where the relay's Web Push messages go instead of the providers: each is stored for the local subscription it
 /// came through, until its owner acknowledges it, and the listeners waiting on that subscription are woken.
 struct WebPushInbox: Sendable {
-    /// The keys the relay's Web Push service writes in a message's data (Sources/PushRelay/WebPush/WebPushMessageData).
-    /// The relay's send API refuses every `webpush.` key, so no provider push carries them.
-    enum DataKey {
-        static let subscription = "webpush.subscription"
-        static let body = "webpush.body"
-        static let urgency = "webpush.urgency"
-        static let topic = "webpush.topic"
-    }
-
     let store: AgentStore
     /// The relay ids of subscriptions a message was just stored for.
     let arrivals = Broadcast<String>()
     let logger: Logger
 
-    /// Whether `push` is a Web Push message: one the relay delivered with a subscription in its data.
+    /// Whether `push` is a Web Push message: one the relay delivered with a subscription in its data (the relay's send
+    /// API refuses every `webpush.` key, so no provider push carries one).
     static func claims(_ push: DeliveredPush) -> Bool {
         guard case .relay = push.source else { return false }
-        return push.data[DataKey.subscription] != nil
+        return push.data[WebPushDataKey.subscription.rawValue] != nil
     }
 
     /// Stores the messages (all `claims`ed) and moves the relay cursor past them, then wakes their listeners.
@@ -31,15 +24,16 @@ struct WebPushInbox: Sendable {
         var arriving: [WebPushArrival] = []
         var malformedSeqs: [Int64] = []
         for push in pushes {
-            guard case .relay(let id, let seq) = push.source, let subscription = push.data[DataKey.subscription] else { continue }
-            guard let body = push.data[DataKey.body].flatMap(LenientBase64.decode) else {
+            let value = { (key: WebPushDataKey) in push.data[key.rawValue] }
+            guard case .relay(let id, let seq) = push.source, let subscription = value(.subscription) else { continue }
+            guard let body = value(.body).flatMap(LenientBase64.decode) else {
                 logger.warning("Web Push message dropped: its body is missing or not base64url (a relay that is not pushrelay?)",
                                metadata: ["relay_message_id": "\(id)", "webpush_subscription": "\(subscription)"])
                 malformedSeqs.append(seq)
                 continue
             }
             arriving.append(WebPushArrival(relayMessageID: id, seq: seq, subscriptionID: subscription, body: body,
-                                           urgency: push.data[DataKey.urgency] ?? "normal", topic: push.data[DataKey.topic]))
+                                           urgency: value(.urgency) ?? "normal", topic: value(.topic)))
         }
         let outcomes = try await store.storeWebPushArrivals(arriving, now: now)
         if let seq = malformedSeqs.max() { try await store.advanceCursor(to: seq) }
