@@ -23,20 +23,16 @@ public struct WebPushSubscriptionCreated: Codable, Sendable, Equatable {
         public var p256dh: String
         /// The 16-byte auth secret, unpadded base64url.
         public var auth: String
-        public init(p256dh: String, auth: String) {
-            self.p256dh = p256dh
-            self.auth = auth
-        }
     }
 
     public var name: String
     public var endpoint: String
     public var keys: Keys
 
-    public init(name: String, endpoint: String, keys: Keys) {
+    public init(name: String, endpoint: String, p256dh: String, auth: String) {
         self.name = name
         self.endpoint = endpoint
-        self.keys = keys
+        keys = Keys(p256dh: p256dh, auth: auth)
     }
 
     enum CodingKeys: String, CodingKey { case name, endpoint, expirationTime, keys }

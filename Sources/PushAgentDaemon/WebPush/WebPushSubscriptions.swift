@@ -33,8 +33,8 @@ struct WebPushSubscriptions: Sendable {
         }
         logger.notice("Web Push subscription '\(name)' created for uid \(peer.uid)",
                       metadata: ["webpush_subscription": "\(created.id)", "peer_uid": "\(peer.uid)"])
-        return WebPushSubscriptionCreated(name: name, endpoint: created.endpoint, keys: .init(
-            p256dh: subscription.keys.publicKey.base64URLUnpadded, auth: subscription.keys.authSecret.base64URLUnpadded))
+        return WebPushSubscriptionCreated(name: name, endpoint: created.endpoint, p256dh: subscription.keys.publicKey.base64URLUnpadded,
+                                          auth: subscription.keys.authSecret.base64URLUnpadded)
     }
 
     func list(peer: Peer) async throws -> WebPushSubscriptionsResponse {
