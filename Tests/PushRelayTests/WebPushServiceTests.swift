@@ -142,21 +142,23 @@ struct WebPushServiceTests {
     }
 
     @Test func aSubscriptionOverItsRateIsToldWhenToRetry() async throws {
-        try await withRelay(webPushRateLimit: (burst: 2, perSecond: 0.5)) { relay in
+        // A token per 1000 s: none comes back however slowly a loaded machine runs the test (the bucket's arithmetic
+        // is WebPushRateLimiterTests').
+        try await withRelay(webPushRateLimit: (burst: 2, perSecond: 0.001)) { relay in
             let device = try await relay.register()
             let subscription = try await relay.subscribe(device), other = try await relay.subscribe(device)
             #expect(try await relay.push(subscription).status == 201)
             #expect(try await relay.push(subscription).status == 201)
             let refused = try await relay.push(subscription)
             #expect(refused.status == 429)
-            #expect(refused.header("Retry-After") == "2")
+            #expect((900...1000).contains(Int(refused.header("Retry-After") ?? "") ?? 0), "the seconds until a token is back")
             #expect(try await relay.push(other).status == 201, "each subscription has its own bucket")
             #expect(try await relay.poll(device).messages.count == 3)
         }
     }
 
     @Test func refusedMessagesDoNotUseUpARestrictedSubscriptionsRate() async throws {
-        try await withRelay(webPushRateLimit: (burst: 2, perSecond: 0.5)) { relay in
+        try await withRelay(webPushRateLimit: (burst: 2, perSecond: 0.001)) { relay in
             let device = try await relay.register()
             let server = VAPIDSigner(), stranger = VAPIDSigner()
             let subscription = try await relay.subscribe(device, applicationServerKey: server.publicKey)
