@@ -1,6 +1,6 @@
 import Foundation
 import FuzzSupport
-import PushAgentCore
+@testable import PushAgentCore
 
 @_cdecl("FuzzProviderReplies_main")
 func fuzzMain(_ argc: Int32, _ argv: FuzzArguments) -> Int32 { FuzzDriver.run(argc, argv, testProviderReplies) }
