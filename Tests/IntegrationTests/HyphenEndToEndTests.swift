@@ -144,9 +144,13 @@ struct HyphenEndToEndTests {
         try await Self.withEnrolledAccount(existingDevice: true) { setup in
             let waiting = try Self.startSignIn(setup)
             let request = try await setup.sim.hyphenPendingSignIn(for: setup.email)
-            let listed = try await setup.cluster.pushctl(["requests"])
-            #expect(listed.stdout.contains("pending") && listed.stdout.contains("Approve this sign-in on your other device (Pixel 8"),
-                    "\(listed.stdout)")
+            // Hyphen holds the sign-in as soon as it answered; the agent records it just after, so look until it has.
+            var listed = ""
+            try await eventually("pushctl requests shows the pending sign-in") {
+                listed = try await setup.cluster.pushctl(["requests"]).stdout
+                return listed.contains("pending")
+            }
+            #expect(listed.contains("Approve this sign-in on your other device (Pixel 8"), "\(listed)")
             _ = try await setup.sim.hyphenDecide(request.id, approve: true)
             let exit = try await waiting.waitForExit(timeout: .seconds(30))
             #expect(exit.status == 0, "signin: \(waiting.text)")
