@@ -137,7 +137,7 @@ public struct RelayConfig: Sendable {
 
     /// An http or https URL with a host and without query or fragment: what `--public-url` and `public_url` take.
     public static func isValidPublicURL(_ text: String) -> Bool {
-        TokenAudience.tokenURL(publicURL: text) != nil
+        RelayPublicBase.validated(text) != nil
     }
 
     /// The file's entries for projects that no flag names.

@@ -2,8 +2,7 @@ import Foundation
 
 /// The `aud` values a JWT-bearer assertion may name. Google's client libraries always name Google's token URL,
 /// whatever the service-account file's `token_uri` says, so those are accepted; other clients name the URL they
-/// post to, which is this relay's own: `<public_url>/token` when one is configured (behind a TLS proxy, say), else
-/// the URL as the request reached it (`http://` + its Host + `/token`).
+/// post to, which is this relay's own: `/token` under its `RelayPublicBase`.
 struct TokenAudience: Sendable {
     static let google: Set<String> = [
         "https://oauth2.googleapis.com/token",
@@ -12,18 +11,10 @@ struct TokenAudience: Sendable {
         "https://www.googleapis.com/oauth2/v4/token",
     ]
 
-    let configuredTokenURL: String?
+    let publicBase: RelayPublicBase
 
     init(publicURL: String?) {
-        configuredTokenURL = publicURL.flatMap(Self.tokenURL(publicURL:))
-    }
-
-    /// `<publicURL>/token`, or nil when `publicURL` is not an http(s) URL with a host and without query or fragment.
-    static func tokenURL(publicURL: String) -> String? {
-        guard let url = URLComponents(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased()),
-              url.host?.isEmpty == false, url.query == nil, url.fragment == nil, url.user == nil
-        else { return nil }
-        return (publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL) + "/token"
+        publicBase = RelayPublicBase(publicURL: publicURL)
     }
 
     /// The accepted values, for an error message.
@@ -40,7 +31,7 @@ struct TokenAudience: Sendable {
     /// A configured public URL pins the relay's own audience; without one the Host header, which the client
     /// chooses, stands in for it.
     private func ownTokenURLs(requestAuthority: String?) -> [String] {
-        [configuredTokenURL ?? requestAuthority.map { "http://\($0)/token" }].compactMap { $0 }
+        [publicBase.base(requestAuthority: requestAuthority).map { $0 + "/token" }].compactMap { $0 }
     }
 
     /// A URL reduced to what makes two spellings the same endpoint: case-insensitive scheme and host, the default
