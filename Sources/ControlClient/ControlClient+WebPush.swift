@@ -1,7 +1,8 @@
 import ControlWire
 import Foundation
+import PushAgentCore
 
-/// Web Push subscriptions for scripts (`pushctl webpush`).
+/// Web Push subscriptions for scripts (`pushctl webpush`) and for UnifiedPush apps (the distributor).
 extension ControlClient {
     public func webPushSubscribe(name: String) async throws -> WebPushSubscriptionCreated {
         try await call("POST", "/v1/webpush/subscriptions", body: WebPushSubscribeRequest(name: name))
@@ -27,5 +28,16 @@ extension ControlClient {
     @discardableResult
     public func webPushAcknowledge(name: String, ids: [String]) async throws -> WebPushAckResponse {
         try await call("POST", "/v1/webpush/subscriptions/\(escape(name))/messages/ack", body: WebPushAckRequest(ids: ids))
+    }
+
+    /// Registers a UnifiedPush app (the distributor, for an app's connector): its subscription's name and endpoint.
+    public func unifiedPushRegister(_ app: UnifiedPushApp) async throws -> UnifiedPushRegistered {
+        try await call("POST", "/v1/webpush/apps", body: app)
+    }
+
+    /// Removes the registration of the app whose connector chose `token`.
+    @discardableResult
+    public func unifiedPushUnregister(token: String) async throws -> WebPushSubscriptionsResponse.Subscription {
+        try await call("POST", "/v1/webpush/apps/unregister", body: UnifiedPushUnregisterRequest(token: token))
     }
 }

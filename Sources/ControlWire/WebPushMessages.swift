@@ -1,4 +1,5 @@
 import Foundation
+import PushAgentCore
 
 /// `POST /v1/webpush/subscriptions`: a new Web Push subscription for the caller, named so its owner can listen to it.
 public struct WebPushSubscribeRequest: Codable, Sendable {
@@ -64,9 +65,11 @@ public struct WebPushSubscriptionsResponse: Codable, Sendable, Equatable {
         public var received: Int
         public var undelivered: Int
         public var lastDeliveryAt: Date?
+        /// The UnifiedPush app it was registered for; nil for a script's subscription.
+        public var app: UnifiedPushApp?
 
         public init(name: String, ownerUid: UInt32, endpoint: String, createdAt: Date, received: Int, undelivered: Int,
-                    lastDeliveryAt: Date?) {
+                    lastDeliveryAt: Date?, app: UnifiedPushApp?) {
             self.name = name
             self.ownerUid = ownerUid
             self.endpoint = endpoint
@@ -74,11 +77,12 @@ public struct WebPushSubscriptionsResponse: Codable, Sendable, Equatable {
             self.received = received
             self.undelivered = undelivered
             self.lastDeliveryAt = lastDeliveryAt
+            self.app = app
         }
 
         enum CodingKeys: String, CodingKey {
             case name, ownerUid = "owner_uid", endpoint, createdAt = "created_at", received, undelivered
-            case lastDeliveryAt = "last_delivery_at"
+            case lastDeliveryAt = "last_delivery_at", app
         }
     }
 
@@ -86,8 +90,9 @@ public struct WebPushSubscriptionsResponse: Codable, Sendable, Equatable {
     public init(subscriptions: [Subscription]) { self.subscriptions = subscriptions }
 }
 
-/// `GET /v1/webpush/subscriptions/{name}/messages[?wait=SECONDS]`: the messages not yet acknowledged, decrypted,
-/// oldest first; with `wait`, held until one arrives or that many seconds (at most `maximumWait`) pass.
+/// `GET /v1/webpush/subscriptions/{name}/messages[?wait=SECONDS]`: the messages not yet acknowledged and not past
+/// their TTL, oldest first (a script's decrypted; an app's as the sender posted them, for the app to decrypt); with
+/// `wait`, held until one arrives or that many seconds (at most `maximumWait`) pass.
 public struct WebPushMessagesResponse: Codable, Sendable, Equatable {
     public static let maximumWait = 30
 
@@ -103,6 +108,9 @@ public struct WebPushMessagesResponse: Codable, Sendable, Equatable {
         public var text: String?
         /// Why the body did not decrypt (the sender encrypted it for other keys, or garbled it).
         public var error: String?
+        /// A UnifiedPush app's message: the body byte for byte as the sender posted it, standard base64 (the app
+        /// holds the keys; `base64` and `text` are then nil).
+        public var encrypted: String?
 
         public init(id: String, receivedAt: Date, urgency: String, topic: String?, plaintext: Result<Data, some Error>) {
             self.id = id
@@ -118,7 +126,15 @@ public struct WebPushMessagesResponse: Codable, Sendable, Equatable {
             }
         }
 
-        enum CodingKeys: String, CodingKey { case id, receivedAt = "received_at", urgency, topic, base64, text, error }
+        public init(id: String, receivedAt: Date, urgency: String, topic: String?, encrypted body: Data) {
+            self.id = id
+            self.receivedAt = receivedAt
+            self.urgency = urgency
+            self.topic = topic
+            encrypted = body.base64EncodedString()
+        }
+
+        enum CodingKeys: String, CodingKey { case id, receivedAt = "received_at", urgency, topic, base64, text, error, encrypted }
     }
 
     public var messages: [Message]

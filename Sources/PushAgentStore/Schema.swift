@@ -193,6 +193,14 @@ enum Schema {
             try db.create(index: "webpush_messages_undelivered", on: "webpush_messages",
                           columns: ["subscription_id", "delivered_at", "received_at"])
         }
+        // UnifiedPush apps' subscriptions (the distributor's, looked up by the digest of the connector's token; the
+        // token itself is sealed with the endpoint), and each message's end of life, its sender's TTL.
+        migrator.registerMigration("webpush-apps-v1") { db in
+            try db.alter(table: "webpush_subscriptions") { t in t.add(column: "app_token_digest", .blob) }
+            try db.create(index: "webpush_subscriptions_app_token", on: "webpush_subscriptions",
+                          columns: ["owner_uid", "app_token_digest"], unique: true, condition: Column("app_token_digest") != nil)
+            try db.alter(table: "webpush_messages") { t in t.add(column: "expires_at", .datetime) }
+        }
         return migrator
     }
 }

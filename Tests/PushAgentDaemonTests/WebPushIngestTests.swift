@@ -17,7 +17,7 @@ struct WebPushIngestTests {
     @Test func aBatchSendsWebPushToTheInboxAndProviderPushesToProviders() async throws {
         let (ingest, store) = try await pushes.makeIngest()
         try await store.addWebPushSubscription(WebPushSubscription(name: "demo", ownerUID: 1000, relayID: "wps_1",
-                                                                   endpoint: "http://r/push/x", keys: .generate(), createdAt: Date()))
+                                                                   endpoint: "http://r/push/x", receiver: .script(.generate()), createdAt: Date()))
         let outcomes = try await ingest.ingest([
             DeliveredPush(data: try pushes.challenge(nonce: "NONCEBEFORE00000"), source: .relay(id: "m1", seq: 1)),
             Self.webPush(id: "m2", seq: 2, to: "wps_1"),

@@ -14,14 +14,24 @@ struct StoreWebPushTests {
         try await body(try AgentStore(directory: directory))
     }
 
-    func subscription(_ name: String, owner: UInt32, relayID: String) -> WebPushSubscription {
+    func subscription(_ name: String, owner: UInt32, relayID: String, for receiver: WebPushReceiver = .script(.generate()))
+        -> WebPushSubscription {
         WebPushSubscription(name: name, ownerUID: owner, relayID: relayID, endpoint: "https://relay.example/push/token-\(relayID)",
-                            keys: .generate(), createdAt: Date())
+                            receiver: receiver, createdAt: Date())
     }
 
-    func arrival(_ id: String, seq: Int64, to subscriptionID: String, body: String = "encrypted") -> WebPushArrival {
+    func arrival(_ id: String, seq: Int64, to subscriptionID: String, body: String = "encrypted", expiresAt: Date? = nil)
+        -> WebPushArrival {
         WebPushArrival(relayMessageID: id, seq: seq, subscriptionID: subscriptionID, body: Data(body.utf8), urgency: "normal",
-                       topic: nil)
+                       topic: nil, expiresAt: expiresAt)
+    }
+
+    static let app = UnifiedPushApp(service: "org.example.Chat", token: "3b7c1a52-connection-token", description: "work account",
+                                    vapid: nil, connectorVersion: 2)
+
+    func keys(_ subscription: WebPushSubscription) throws -> WebPushKeys {
+        guard case .script(let keys) = subscription.receiver else { throw StoreError.corrupt("not a script's subscription") }
+        return keys
     }
 
     @Test func keysAndEndpointAreSealedAndOpenAgain() async throws {
@@ -29,12 +39,12 @@ struct StoreWebPushTests {
             let made = subscription("demo", owner: 1000, relayID: "wps_1")
             try await store.addWebPushSubscription(made)
             let read = try await store.webPushSubscription(named: "demo", ownerUID: 1000)
-            #expect(read.keys.publicKey == made.keys.publicKey)
-            #expect(read.keys.authSecret == made.keys.authSecret)
+            #expect(try keys(read).publicKey == keys(made).publicKey)
+            #expect(try keys(read).authSecret == keys(made).authSecret)
             #expect(read.endpoint == made.endpoint)
             let raw = try await store.pool.read { db in try Data.fetchOne(db, sql: "SELECT sealed FROM webpush_subscriptions") }
             let sealed = try #require(raw)
-            #expect(sealed.range(of: made.keys.privateKey.rawRepresentation) == nil, "the private key is not in clear")
+            #expect(sealed.range(of: try keys(made).privateKey.rawRepresentation) == nil, "the private key is not in clear")
             #expect(sealed.range(of: Data(made.endpoint.utf8)) == nil, "nor the endpoint")
         }
     }
@@ -97,6 +107,53 @@ struct StoreWebPushTests {
             #expect(try await store.webPushSubscriptions(ownerUID: nil).isEmpty)
             let left = try await store.pool.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM webpush_messages") }
             #expect(left == 0)
+        }
+    }
+
+    @Test func anAppsRegistrationIsSealedAndFoundByItsTokenOnlyForItsOwner() async throws {
+        try await withStore { store in
+            try await store.addWebPushSubscription(subscription("chat", owner: 1000, relayID: "wps_1", for: .app(Self.app)))
+            let found = try #require(try await store.webPushSubscription(appToken: Self.app.token, ownerUID: 1000))
+            #expect(found.receiver.app == Self.app && found.relayID == "wps_1")
+            #expect(try await store.webPushSubscription(appToken: Self.app.token, ownerUID: 1001) == nil, "another user's token is not yours")
+            #expect(try await store.webPushSubscription(appToken: "another-token", ownerUID: 1000) == nil)
+            let sealed = try #require(try await store.pool.read { db in try Data.fetchOne(db, sql: "SELECT sealed FROM webpush_subscriptions") })
+            #expect(sealed.range(of: Data(Self.app.token.utf8)) == nil, "the token is not in clear")
+            await #expect(throws: (any Error).self, "one registration per token and owner") {
+                try await store.addWebPushSubscription(subscription("chat-again", owner: 1000, relayID: "wps_2", for: .app(Self.app)))
+            }
+            var changed = found
+            changed.receiver = .app(UnifiedPushApp(service: Self.app.service, token: Self.app.token, description: "home",
+                                                   vapid: nil, connectorVersion: 1))
+            try await store.updateWebPushReceiver(changed)
+            #expect(try await store.webPushSubscription(named: "chat", ownerUID: 1000).receiver.app?.connectorVersion == 1)
+        }
+    }
+
+    @Test func aMessagePastItsTTLIsNeverHandedOutNorCountedWaiting() async throws {
+        try await withStore { store in
+            try await store.addWebPushSubscription(subscription("demo", owner: 1000, relayID: "wps_1"))
+            let now = Date()
+            _ = try await store.storeWebPushArrivals([arrival("m1", seq: 1, to: "wps_1", expiresAt: now.addingTimeInterval(60)),
+                                                      arrival("m2", seq: 2, to: "wps_1", expiresAt: now.addingTimeInterval(600)),
+                                                      arrival("m3", seq: 3, to: "wps_1")], now: now)
+            #expect(try await store.undeliveredWebPushMessages(subscriptionID: "wps_1", now: now).map(\.id) == ["m1", "m2", "m3"])
+            let later = now.addingTimeInterval(120)
+            #expect(try await store.undeliveredWebPushMessages(subscriptionID: "wps_1", now: later).map(\.id) == ["m2", "m3"])
+            let usage = try #require(try await store.webPushSubscriptions(ownerUID: 1000, now: later).first)
+            #expect(usage.received == 3 && usage.undelivered == 2)
+        }
+    }
+
+    @Test func anAcknowledgedMessagesBodyIsNotKept() async throws {
+        try await withStore { store in
+            try await store.addWebPushSubscription(subscription("demo", owner: 1000, relayID: "wps_1"))
+            _ = try await store.storeWebPushArrivals([arrival("m1", seq: 1, to: "wps_1", body: "ciphertext")])
+            try await store.acknowledgeWebPushMessages(["m1"], subscriptionID: "wps_1")
+            let body = try await store.pool.read { db in try Data.fetchOne(db, sql: "SELECT body FROM webpush_messages") }
+            #expect(body == Data())
+            #expect(try await store.storeWebPushArrivals([arrival("m1", seq: 1, to: "wps_1")]) == [.duplicate],
+                    "its redelivery is still recognised")
         }
     }
 }

@@ -1,7 +1,9 @@
 import ControlWire
+import PushAgentCore
 import Hummingbird
 
-/// `/v1/webpush/subscriptions`: Web Push subscriptions for scripts (docs/webpush.md, "For scripts"). Open to every
+/// `/v1/webpush/subscriptions` and `/v1/webpush/apps`: Web Push subscriptions for scripts and UnifiedPush apps
+/// (docs/webpush.md). Open to every
 /// peer the socket admits, each for its own subscriptions (root: everyone's); made and removed ones are audited.
 struct WebPushRoutes: ControlRouteCollection {
     let subscriptions: WebPushSubscriptions
@@ -21,6 +23,22 @@ struct WebPushRoutes: ControlRouteCollection {
             let (peer, name) = (try await context.peer(), try context.parameters.require("name"))
             let removed = try await subscriptions.remove(name: name, peer: peer)
             try await subscriptions.store.audit(event: "webpush_remove", peer: peer, subject: name, detail: nil)
+            return try JSONResponse.ok(removed)
+        }
+        v1.post("webpush/apps") { request, context in
+            let peer = try await context.peer()
+            let app = try await request.decodeJSON(UnifiedPushApp.self)
+            let (registered, created) = try await subscriptions.register(app, peer: peer)
+            if created {
+                try await subscriptions.store.audit(event: "unifiedpush_register", peer: peer, subject: registered.name, detail: app.service)
+            }
+            return try JSONResponse.ok(registered, status: created ? .created : .ok)
+        }
+        v1.post("webpush/apps/unregister") { request, context in
+            let peer = try await context.peer()
+            let token = try await request.decodeJSON(UnifiedPushUnregisterRequest.self).token
+            let removed = try await subscriptions.unregister(token: token, peer: peer)
+            try await subscriptions.store.audit(event: "unifiedpush_unregister", peer: peer, subject: removed.name, detail: removed.app?.service)
             return try JSONResponse.ok(removed)
         }
         v1.get("webpush/subscriptions/:name/messages") { request, context in

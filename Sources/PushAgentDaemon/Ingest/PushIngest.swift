@@ -11,6 +11,9 @@ struct DeliveredPush: Sendable {
     /// Why the source could not read the push at all (an FCM message that does not decrypt): it is committed as
     /// rejected all the same, so `pushctl history` tells the user, and acknowledged like any other.
     var unreadable: PushRejection? = nil
+    /// When its sender's TTL runs out, where the source says (the relay does): a Web Push message is not handed to its
+    /// reader after that.
+    var expiresAt: Date? = nil
 }
 
 /// Takes delivered pushes through router → dialect handler → store (one transaction) → subscribers, whichever

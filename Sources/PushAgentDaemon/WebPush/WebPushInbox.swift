@@ -33,7 +33,7 @@ struct WebPushInbox: Sendable {
                 continue
             }
             arriving.append(WebPushArrival(relayMessageID: id, seq: seq, subscriptionID: subscription, body: body,
-                                           urgency: value(.urgency) ?? "normal", topic: value(.topic)))
+                                           urgency: value(.urgency) ?? "normal", topic: value(.topic), expiresAt: push.expiresAt))
         }
         let outcomes = try await store.storeWebPushArrivals(arriving, now: now)
         if let seq = malformedSeqs.max() { try await store.advanceCursor(to: seq) }

@@ -4,9 +4,10 @@ import Logging
 import PushAgentCore
 import PushAgentStore
 
-/// Web Push subscriptions for local users (`pushctl webpush`): made and removed at the relay with the poll's device
-/// credentials, their messages decrypted here, so the keys never leave the daemon. A user sees and uses only the
-/// subscriptions it made; root, everyone's.
+/// Web Push subscriptions for local users: made and removed at the relay with the poll's device credentials. A
+/// script's (`pushctl webpush subscribe`) messages are decrypted here, so its keys never leave the daemon; a UnifiedPush
+/// app's (the distributor's, WebPushSubscriptions+Apps) are handed out as the sender posted them, for the app to
+/// decrypt. A user sees and uses only the subscriptions it made; root, everyone's.
 struct WebPushSubscriptions: Sendable {
     let store: AgentStore
     let relay: RelayDeviceClient
@@ -18,12 +19,21 @@ struct WebPushSubscriptions: Sendable {
         if (try? await store.webPushSubscription(named: name, ownerUID: peer.uid)) != nil {
             throw ServiceError(.conflict, "you already have a Web Push subscription named '\(name)': remove it first (pushctl webpush remove \(name)) or choose another name")
         }
+        let keys = WebPushKeys.generate()
+        let subscription = try await create(name: name, for: .script(keys), peer: peer)
+        return WebPushSubscriptionCreated(name: name, endpoint: subscription.endpoint, p256dh: keys.publicKey.base64URLUnpadded,
+                                          auth: keys.authSecret.base64URLUnpadded)
+    }
+
+    /// A new subscription at the relay, kept here for `receiver`; its VAPID key, if the receiver is an app that gave one.
+    func create(name: String, for receiver: WebPushReceiver, peer: Peer) async throws -> WebPushSubscription {
         let device = try await registeredDevice()
         let created = try await relayCall("create a Web Push subscription") {
-            try await relay.createWebPushSubscription(deviceId: device.deviceId, secret: device.secret)
+            try await relay.createWebPushSubscription(deviceId: device.deviceId, secret: device.secret,
+                                                      applicationServerKey: receiver.app?.vapid)
         }
         let subscription = WebPushSubscription(name: name, ownerUID: peer.uid, relayID: created.id,
-                                               endpoint: created.endpoint, keys: .generate(), createdAt: Date())
+                                               endpoint: created.endpoint, receiver: receiver, createdAt: Date())
         do {
             try await store.addWebPushSubscription(subscription)
         } catch {
@@ -33,8 +43,7 @@ struct WebPushSubscriptions: Sendable {
         }
         logger.notice("Web Push subscription '\(name)' created for uid \(peer.uid)",
                       metadata: ["webpush_subscription": "\(created.id)", "peer_uid": "\(peer.uid)"])
-        return WebPushSubscriptionCreated(name: name, endpoint: created.endpoint, p256dh: subscription.keys.publicKey.base64URLUnpadded,
-                                          auth: subscription.keys.authSecret.base64URLUnpadded)
+        return subscription
     }
 
     func list(peer: Peer) async throws -> WebPushSubscriptionsResponse {
@@ -44,7 +53,11 @@ struct WebPushSubscriptions: Sendable {
 
     /// Removed at the relay first, so its senders get 410; a relay that cannot be reached leaves it in place, to try again.
     func remove(name: String, peer: Peer) async throws -> WebPushSubscriptionsResponse.Subscription {
-        let subscription = try await store.webPushSubscription(named: name, ownerUID: Self.scope(of: peer))
+        try await remove(try await store.webPushSubscription(named: name, ownerUID: Self.scope(of: peer)), peer: peer)
+    }
+
+    func remove(_ subscription: WebPushSubscription, peer: Peer) async throws -> WebPushSubscriptionsResponse.Subscription {
+        let name = subscription.name
         let usage = try await store.webPushSubscriptions(ownerUID: subscription.ownerUID)
             .first { $0.subscription.relayID == subscription.relayID }
         let device = try await registeredDevice()
@@ -67,7 +80,13 @@ struct WebPushSubscriptions: Sendable {
             await firstArrival(for: subscription.relayID, in: stored, within: wait)
             messages = try await store.undeliveredWebPushMessages(subscriptionID: subscription.relayID)
         }
-        return WebPushMessagesResponse(messages: messages.map { decrypted($0, subscription) })
+        return WebPushMessagesResponse(messages: messages.map { message in
+            switch subscription.receiver {
+            case .script(let keys): decrypted(message, subscription, keys)
+            case .app: .init(id: message.id, receivedAt: message.receivedAt, urgency: message.urgency, topic: message.topic,
+                             encrypted: message.body)
+            }
+        })
     }
 
     func acknowledge(ids: [String], name: String, peer: Peer) async throws -> WebPushAckResponse {
@@ -75,8 +94,9 @@ struct WebPushSubscriptions: Sendable {
         return WebPushAckResponse(acknowledged: try await store.acknowledgeWebPushMessages(ids, subscriptionID: subscription.relayID))
     }
 
-    private func decrypted(_ message: StoredWebPushMessage, _ subscription: WebPushSubscription) -> WebPushMessagesResponse.Message {
-        let plaintext = Result { () throws(WebPushError) in try subscription.keys.decrypt(aes128gcm: message.body) }
+    private func decrypted(_ message: StoredWebPushMessage, _ subscription: WebPushSubscription, _ keys: WebPushKeys)
+        -> WebPushMessagesResponse.Message {
+        let plaintext = Result { () throws(WebPushError) in try keys.decrypt(aes128gcm: message.body) }
         if case .failure(let error) = plaintext {
             logger.warning("Web Push message for '\(subscription.name)' does not decrypt with its keys: \(error)",
                            metadata: ["relay_message_id": "\(message.id)", "webpush_subscription": "\(subscription.relayID)"])
@@ -97,10 +117,10 @@ struct WebPushSubscriptions: Sendable {
     /// Whose subscriptions the peer may see and use: its own, or (root) everyone's.
     private static func scope(of peer: Peer) -> UInt32? { peer.uid == 0 ? nil : peer.uid }
 
-    private static func listed(_ usage: WebPushSubscriptionUsage) -> WebPushSubscriptionsResponse.Subscription {
+    static func listed(_ usage: WebPushSubscriptionUsage) -> WebPushSubscriptionsResponse.Subscription {
         .init(name: usage.subscription.name, ownerUid: usage.subscription.ownerUID, endpoint: usage.subscription.endpoint,
               createdAt: usage.subscription.createdAt, received: usage.received, undelivered: usage.undelivered,
-              lastDeliveryAt: usage.lastDeliveryAt)
+              lastDeliveryAt: usage.lastDeliveryAt, app: usage.subscription.receiver.app)
     }
 
     private func registeredDevice() async throws -> DeviceIdentity {

@@ -17,22 +17,36 @@ extension AgentStore {
                 throw StoreError.conflict("uid \(subscription.ownerUID) already has a Web Push subscription named '\(subscription.name)': remove it first (pushctl webpush remove \(subscription.name)) or choose another name")
             }
             try db.execute(sql: """
-                INSERT INTO webpush_subscriptions (relay_subscription_id, name, owner_uid, sealed, created_at)
-                VALUES (?, ?, ?, ?, ?)
-                """, arguments: [subscription.relayID, subscription.name, subscription.ownerUID, secrets, subscription.createdAt])
+                INSERT INTO webpush_subscriptions (relay_subscription_id, name, owner_uid, sealed, created_at, app_token_digest)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [subscription.relayID, subscription.name, subscription.ownerUID, secrets, subscription.createdAt,
+                                 subscription.receiver.app?.tokenDigest])
         }
     }
 
-    /// The subscriptions of `ownerUID` (every owner's when nil), by name, with their message counts.
-    public func webPushSubscriptions(ownerUID: UInt32?) async throws -> [WebPushSubscriptionUsage] {
+    /// Seals `subscription`'s receiver anew (an app that registered again with another description or connector
+    /// version), keeping its messages.
+    public func updateWebPushReceiver(_ subscription: WebPushSubscription) async throws {
+        let secrets = try sealer.seal(try JSONEncoder().encode(SealedWebPushSecrets(subscription)),
+                                      context: SealedColumn.webPushSubscription(subscription.relayID))
+        try await pool.write { db in
+            try db.execute(sql: "UPDATE webpush_subscriptions SET sealed = ? WHERE relay_subscription_id = ?",
+                           arguments: [secrets, subscription.relayID])
+        }
+    }
+
+    /// The subscriptions of `ownerUID` (every owner's when nil), by name, with their message counts (a message whose
+    /// TTL ran out before it was taken is received, not waiting).
+    public func webPushSubscriptions(ownerUID: UInt32?, now: Date = Date()) async throws -> [WebPushSubscriptionUsage] {
         try await pool.read { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT s.*, COUNT(m.relay_message_id) AS received, COUNT(m.relay_message_id) - COUNT(m.delivered_at) AS undelivered,
+                SELECT s.*, COUNT(m.relay_message_id) AS received,
+                       COUNT(CASE WHEN m.delivered_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?) THEN 1 END) AS undelivered,
                        MAX(m.delivered_at) AS last_delivery_at
                 FROM webpush_subscriptions s LEFT JOIN webpush_messages m ON m.subscription_id = s.relay_subscription_id
                 WHERE ? IS NULL OR s.owner_uid = ?
                 GROUP BY s.relay_subscription_id ORDER BY s.name, s.owner_uid
-                """, arguments: [ownerUID, ownerUID])
+                """, arguments: [now, ownerUID, ownerUID])
             return try rows.map { row in
                 WebPushSubscriptionUsage(subscription: try opened(row), received: row["received"],
                                          undelivered: row["undelivered"], lastDeliveryAt: row["last_delivery_at"])
@@ -55,6 +69,14 @@ extension AgentStore {
         }
     }
 
+    /// The UnifiedPush app registration of `ownerUID` made with connection token `token`, if there is one.
+    public func webPushSubscription(appToken token: String, ownerUID: UInt32) async throws -> WebPushSubscription? {
+        try await pool.read { db in
+            try Row.fetchOne(db, sql: "SELECT * FROM webpush_subscriptions WHERE owner_uid = ? AND app_token_digest = ?",
+                             arguments: [ownerUID, UnifiedPushApp.digest(ofToken: token)]).map { try opened($0) }
+        }
+    }
+
     /// Forgets the subscription and its undelivered messages.
     public func removeWebPushSubscription(relayID: String) async throws {
         try await pool.write { db in
@@ -72,36 +94,40 @@ extension AgentStore {
                 guard try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM webpush_subscriptions WHERE relay_subscription_id = ?)",
                                         arguments: [arrival.subscriptionID]) == true else { return .unknownSubscription }
                 try db.execute(sql: """
-                    INSERT OR IGNORE INTO webpush_messages (relay_message_id, subscription_id, body, urgency, topic, received_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT OR IGNORE INTO webpush_messages (relay_message_id, subscription_id, body, urgency, topic, received_at,
+                                                            expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """, arguments: [arrival.relayMessageID, arrival.subscriptionID, arrival.body, arrival.urgency,
-                                     arrival.topic, now])
+                                     arrival.topic, now, arrival.expiresAt])
                 return db.changesCount == 1 ? .stored : .duplicate
             }
         }
     }
 
-    /// The subscription's messages not yet acknowledged, oldest first, at most `webPushBatchLimit`.
-    public func undeliveredWebPushMessages(subscriptionID: String) async throws -> [StoredWebPushMessage] {
+    /// The subscription's messages not yet acknowledged whose TTL has not run out, oldest first, at most
+    /// `webPushBatchLimit`: a message is never handed out after its sender's TTL, however long its reader was away.
+    public func undeliveredWebPushMessages(subscriptionID: String, now: Date = Date()) async throws -> [StoredWebPushMessage] {
         try await pool.read { db in
             try Row.fetchAll(db, sql: """
                 SELECT relay_message_id, body, urgency, topic, received_at FROM webpush_messages
-                WHERE subscription_id = ? AND delivered_at IS NULL ORDER BY received_at, rowid LIMIT ?
-                """, arguments: [subscriptionID, Self.webPushBatchLimit]).map { row in
+                WHERE subscription_id = ? AND delivered_at IS NULL AND (expires_at IS NULL OR expires_at > ?)
+                ORDER BY received_at, rowid LIMIT ?
+                """, arguments: [subscriptionID, now, Self.webPushBatchLimit]).map { row in
                 StoredWebPushMessage(id: row["relay_message_id"], body: row["body"], urgency: row["urgency"],
                                      topic: row["topic"], receivedAt: row["received_at"])
             }
         }
     }
 
-    /// Marks the subscription's messages `ids` delivered; returns how many were undelivered until now (ids of other
-    /// subscriptions, unknown or acknowledged before count for nothing).
+    /// Marks the subscription's messages `ids` delivered and drops their bodies, which nobody reads again; returns how
+    /// many were undelivered until now (ids of other subscriptions, unknown or acknowledged before count for nothing).
+    /// The row stays, for the counts and so that the relay's redelivery of it is still recognised.
     @discardableResult
     public func acknowledgeWebPushMessages(_ ids: [String], subscriptionID: String, now: Date = Date()) async throws -> Int {
         try await pool.write { db in
             try ids.reduce(0) { count, id in
                 try db.execute(sql: """
-                    UPDATE webpush_messages SET delivered_at = ?
+                    UPDATE webpush_messages SET delivered_at = ?, body = zeroblob(0)
                     WHERE relay_message_id = ? AND subscription_id = ? AND delivered_at IS NULL
                     """, arguments: [now, id, subscriptionID])
                 return count + db.changesCount
@@ -119,21 +145,32 @@ extension AgentStore {
         let secrets = try JSONDecoder().decode(SealedWebPushSecrets.self, from: try sealer.open(
             row["sealed"], context: SealedColumn.webPushSubscription(relayID)))
         return WebPushSubscription(name: row["name"], ownerUID: row["owner_uid"], relayID: relayID,
-                                   endpoint: secrets.endpoint, keys: try secrets.keys(), createdAt: row["created_at"])
+                                   endpoint: secrets.endpoint, receiver: try secrets.receiver(), createdAt: row["created_at"])
     }
 }
 
-/// What is sealed of a subscription: its keys, and its endpoint, which lets anyone push to it.
+/// What is sealed of a subscription: its endpoint, which lets anyone push to it, and its script's keys or its app's
+/// registration (whose token lets a caller on the session bus act for the app).
 private struct SealedWebPushSecrets: Codable {
     var endpoint: String
-    var privateKey: Data
-    var authSecret: Data
+    var privateKey: Data?
+    var authSecret: Data?
+    var app: UnifiedPushApp?
 
     init(_ subscription: WebPushSubscription) {
         endpoint = subscription.endpoint
-        privateKey = subscription.keys.privateKey.rawRepresentation
-        authSecret = subscription.keys.authSecret
+        switch subscription.receiver {
+        case .script(let keys):
+            privateKey = keys.privateKey.rawRepresentation
+            authSecret = keys.authSecret
+        case .app(let app):
+            self.app = app
+        }
     }
 
-    func keys() throws -> WebPushKeys { try WebPushKeys(privateKeyBytes: privateKey, authSecret: authSecret) }
+    func receiver() throws -> WebPushReceiver {
+        if let app { return .app(app) }
+        guard let privateKey, let authSecret else { throw StoreError.corrupt("a Web Push subscription has neither keys nor an app") }
+        return .script(try WebPushKeys(privateKeyBytes: privateKey, authSecret: authSecret))
+    }
 }

@@ -1,25 +1,35 @@
 import Foundation
 import PushAgentCore
 
-/// A Web Push subscription a local user made (`pushctl webpush subscribe`): the relay's subscription, its endpoint,
-/// and the RFC 8291 keys its messages are encrypted to, which never leave the daemon.
+/// A Web Push subscription a local user made: the relay's subscription, its endpoint, and who reads what comes
+/// through it.
 public struct WebPushSubscription: Sendable {
     public var name: String
     public var ownerUID: UInt32
     /// The relay's id for it: the relay's messages name it in `webpush.subscription`.
     public var relayID: String
     public var endpoint: String
-    public var keys: WebPushKeys
+    public var receiver: WebPushReceiver
     public var createdAt: Date
 
-    public init(name: String, ownerUID: UInt32, relayID: String, endpoint: String, keys: WebPushKeys, createdAt: Date) {
+    public init(name: String, ownerUID: UInt32, relayID: String, endpoint: String, receiver: WebPushReceiver, createdAt: Date) {
         self.name = name
         self.ownerUID = ownerUID
         self.relayID = relayID
         self.endpoint = endpoint
-        self.keys = keys
+        self.receiver = receiver
         self.createdAt = createdAt
     }
+}
+
+/// Who reads a subscription's messages.
+public enum WebPushReceiver: Sendable {
+    /// A script (`pushctl webpush subscribe`): the daemon holds the RFC 8291 keys and hands out plaintext.
+    case script(WebPushKeys)
+    /// A UnifiedPush app, through the distributor: the app holds its keys, and gets the body as the sender posted it.
+    case app(UnifiedPushApp)
+
+    public var app: UnifiedPushApp? { if case .app(let app) = self { app } else { nil } }
 }
 
 /// A subscription with what came through it, for listing.
@@ -45,14 +55,18 @@ public struct WebPushArrival: Sendable, Equatable {
     public var body: Data
     public var urgency: String
     public var topic: String?
+    /// When its sender's TTL runs out: not handed to anyone after that.
+    public var expiresAt: Date?
 
-    public init(relayMessageID: String, seq: Int64, subscriptionID: String, body: Data, urgency: String, topic: String?) {
+    public init(relayMessageID: String, seq: Int64, subscriptionID: String, body: Data, urgency: String, topic: String?,
+                expiresAt: Date? = nil) {
         self.relayMessageID = relayMessageID
         self.seq = seq
         self.subscriptionID = subscriptionID
         self.body = body
         self.urgency = urgency
         self.topic = topic
+        self.expiresAt = expiresAt
     }
 
     /// What storing it did: a redelivery is absorbed, a message for a subscription that is gone is dropped.

@@ -9,9 +9,12 @@ extension RelayDeviceClient {
         var endpoint: String
     }
 
-    /// A new subscription open to any sender (no application server key).
-    func createWebPushSubscription(deviceId: String, secret: String) async throws -> CreatedWebPushSubscription {
-        let response = try await send(webPushRequest("POST", "/v1/devices/\(deviceId)/webpush", secret: secret, body: Data("{}".utf8)))
+    /// A new subscription: open to any sender, or, with an application server key (RFC 8292), only to senders that
+    /// sign VAPID with it.
+    func createWebPushSubscription(deviceId: String, secret: String, applicationServerKey: String? = nil) async throws
+        -> CreatedWebPushSubscription {
+        let body = try JSONEncoder().encode(["application_server_key": applicationServerKey])
+        let response = try await send(webPushRequest("POST", "/v1/devices/\(deviceId)/webpush", secret: secret, body: body))
         guard response.status == 201 else { throw error(from: response) }
         do { return try JSONDecoder().decode(CreatedWebPushSubscription.self, from: response.body) }
         catch { throw RelayError.badResponse("Web Push subscription: \(error)") }

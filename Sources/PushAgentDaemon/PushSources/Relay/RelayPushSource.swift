@@ -85,7 +85,10 @@ struct RelayPushSource: PushSource {
         }
         let fresh = batch.messages.sorted(by: { $0.seq < $1.seq }).filter { $0.seq > start }
         guard !fresh.isEmpty else { return }
-        try await ingest.ingest(fresh.map { DeliveredPush(data: $0.data, source: .relay(id: $0.id, seq: $0.seq)) })
+        try await ingest.ingest(fresh.map { message in
+            DeliveredPush(data: message.data, source: .relay(id: message.id, seq: message.seq),
+                          expiresAt: Date(timeIntervalSince1970: Double(message.expiresAt) / 1000))
+        })
         relayState.delivered(at: Date())
     }
 
