@@ -5,11 +5,14 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
 
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
+    /// The host as it appears in a URL.
+    var urlHost: String { host.contains(":") ? "[\(host)]" : host }
 
+    public var description: String { "\(urlHost):\(port)" }
+}
+
+// The parsers stand in extensions, so that Swift still writes the memberwise initialisers the relay (and its tests) use.
+extension ListenAddress {
     /// Returns nil for anything that is not `HOST:PORT` with a port in 0...65535.
     public init?(parsing text: String) {
         guard let colon = text.lastIndex(of: ":"),
@@ -24,23 +27,15 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         guard !host.isEmpty else { return nil }
         self.init(host: host, port: port)
     }
-
-    /// The host as it appears in a URL.
-    var urlHost: String { host.contains(":") ? "[\(host)]" : host }
-
-    public var description: String { "\(urlHost):\(port)" }
 }
 
 /// A static sender credential: `Authorization: Bearer <key>` may send to `project`.
 public struct SenderKey: Sendable, Equatable {
     public var project: String
     public var key: String
+}
 
-    public init(project: String, key: String) {
-        self.project = project
-        self.key = key
-    }
-
+extension SenderKey {
     /// Parses the `PROJECT=KEY` form of `--sender-key`.
     public init?(parsing text: String) {
         guard let (project, key) = projectAssignment(text) else { return nil }

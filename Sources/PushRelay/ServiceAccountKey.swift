@@ -8,12 +8,10 @@ import JWTKit
 public struct ServiceAccountKeyFile: Sendable, Equatable {
     public var project: String
     public var path: String
+}
 
-    public init(project: String, path: String) {
-        self.project = project
-        self.path = path
-    }
-
+// In an extension, so that Swift still writes the memberwise initialiser.
+extension ServiceAccountKeyFile {
     /// Parses the `PROJECT=PEM_FILE` form of `--service-account`.
     public init?(parsing text: String) {
         guard let (project, path) = projectAssignment(text) else { return nil }

@@ -5,11 +5,12 @@ public struct SimAddress: Sendable, Equatable, CustomStringConvertible {
     public var host: String
     public var port: Int
 
-    public init(host: String, port: Int) {
-        self.host = host
-        self.port = port
-    }
+    /// As it goes into a URL.
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
 
+// In an extension, so that Swift still writes the memberwise initialiser (which this module's servers use).
+extension SimAddress {
     public init?(parsing text: String) {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]),
               (0...65_535).contains(port)
@@ -19,9 +20,6 @@ public struct SimAddress: Sendable, Equatable, CustomStringConvertible {
         guard !host.isEmpty, !host.contains("[") else { return nil }
         self.init(host: host, port: port)
     }
-
-    /// As it goes into a URL.
-    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 }
 
 /// How `pushsim serve` (or `pushsim <provider> serve`) runs.

@@ -4,7 +4,7 @@ import ControlWire
 import Foundation
 import Logging
 @testable import PushAgentDaemon
-import PushAgentCore
+@testable import PushAgentCore
 import PushAgentStore
 import ServiceLifecycle
 

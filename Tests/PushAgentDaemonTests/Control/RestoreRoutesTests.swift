@@ -2,7 +2,7 @@
 import ControlWire
 import Foundation
 @testable import PushAgentDaemon
-import PushAgentCore
+@testable import PushAgentCore
 import Testing
 
 /// Issue 24: a restore goes through the bounds enrollment and the wire keep, or changes nothing and says which

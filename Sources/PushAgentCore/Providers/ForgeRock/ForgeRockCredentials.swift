@@ -8,16 +8,11 @@ public struct ForgeRockCredentials: Codable, Sendable, Equatable {
     public var authenticationURL: String
     public var registrationURL: String
     public var userId: String?
+}
 
-    public init(mechanismUid: String, sharedSecret: Data, authenticationURL: String, registrationURL: String,
-                userId: String? = nil) {
-        self.mechanismUid = mechanismUid
-        self.sharedSecret = sharedSecret
-        self.authenticationURL = authenticationURL
-        self.registrationURL = registrationURL
-        self.userId = userId
-    }
-
+// In an extension, so that Swift still writes the memberwise initialiser (this module's and the tests').
+extension ForgeRockCredentials {
+    /// What registering `uri` under `mechanismUid` leaves the agent with.
     public init(uri: ForgeRockEnrollmentURI, mechanismUid: String) {
         self.init(mechanismUid: mechanismUid, sharedSecret: uri.sharedSecret, authenticationURL: uri.authenticationURL,
                   registrationURL: uri.registrationURL, userId: uri.userId)

@@ -30,18 +30,7 @@ public struct ProviderDescription: Sendable {
     public let claims: @Sendable ([String: String]) -> Bool
     public let capabilities: Capabilities
     /// What the user must do after enrolling before pushes can arrive, given the account's id; nil when nothing.
-    public let nextStep: (@Sendable (String) -> String)?
-
-    public init(provider: Provider, displayName: String, enrollmentForms: [EnrollmentForm],
-                claims: @escaping @Sendable ([String: String]) -> Bool, capabilities: Capabilities,
-                nextStep: (@Sendable (String) -> String)? = nil) {
-        self.provider = provider
-        self.displayName = displayName
-        self.enrollmentForms = enrollmentForms
-        self.claims = claims
-        self.capabilities = capabilities
-        self.nextStep = nextStep
-    }
+    public var nextStep: (@Sendable (String) -> String)? = nil
 }
 
 /// One kind of enrollment URI a provider reads: its scheme, its type (the authority) when the scheme is shared, and

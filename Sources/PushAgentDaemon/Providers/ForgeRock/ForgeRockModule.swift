@@ -33,9 +33,7 @@ struct ForgeRockModule: ProviderModule {
         } catch {
             throw EnrollmentFailure(description: "ForgeRock registration failed: \(error)", upstream: true)
         }
-        let credentials = ForgeRockCredentials(mechanismUid: mechanismUid, sharedSecret: parsed.sharedSecret,
-                                               authenticationURL: parsed.authenticationURL,
-                                               registrationURL: parsed.registrationURL, userId: parsed.userId)
+        let credentials = ForgeRockCredentials(uri: parsed, mechanismUid: mechanismUid)
         let account = Account(id: Identifier.make(prefix: "acc"), provider: .forgerock, issuer: parsed.issuer,
                               name: name ?? parsed.accountName, createdAt: Date(), hasTOTP: parsed.totp != nil)
         return EnrolledAccount(account: account, lookupKey: mechanismUid,
