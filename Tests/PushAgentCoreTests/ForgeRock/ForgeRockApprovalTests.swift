@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PushAgentCore
+@testable import PushAgentCore
 
 @Suite struct ForgeRockApprovalTests {
     static func notification(_ type: ForgeRockNotification.PushType, text: String? = nil, context: JSONValue? = nil,

@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import PushAgentCore
+@testable import PushAgentCore
 
 /// The server side (pushsim's AM) against the agent side.
 @Suite struct ForgeRockServerTests {

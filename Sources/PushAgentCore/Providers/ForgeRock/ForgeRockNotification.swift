@@ -1,7 +1,7 @@
 import Foundation
 
 /// A verified ForgeRock push: everything needed to show it and, later, to answer it.
-public struct ForgeRockNotification: Codable, Sendable, Equatable {
+public struct ForgeRockNotification: AnswerContext, Sendable, Equatable {
     public enum PushType: String, Codable, Sendable {
         /// Approve or deny.
         case `default`
@@ -28,34 +28,8 @@ public struct ForgeRockNotification: Codable, Sendable, Equatable {
     public var contextInfo: JSONValue?
     public var userId: String?
 
-    public init(messageId: String, mechanismUid: String, challenge: String, ttlSeconds: Int, cookie: String?,
-                issuedAt: Date, text: String?, pushType: PushType, numbers: [String]?, contextInfo: JSONValue?,
-                userId: String?) {
-        self.messageId = messageId
-        self.mechanismUid = mechanismUid
-        self.challenge = challenge
-        self.ttlSeconds = ttlSeconds
-        self.cookie = cookie
-        self.issuedAt = issuedAt
-        self.text = text
-        self.pushType = pushType
-        self.numbers = numbers
-        self.contextInfo = contextInfo
-        self.userId = userId
-    }
-
     public var expiresAt: Date { issuedAt.addingTimeInterval(TimeInterval(ttlSeconds)) }
 
     /// Android's rule: expired once strictly past `i + t`.
     public func isExpired(at now: Date) -> Bool { now > expiresAt }
-
-    /// The form kept in `ApprovalDraft.answerContext`: default JSON coding strategies, so a plain `JSONDecoder`
-    /// (or `init(answerContext:)`) reads it back.
-    public func answerContext() throws -> Data {
-        try JSONEncoder().encode(self)
-    }
-
-    public init(answerContext: Data) throws {
-        self = try JSONDecoder().decode(Self.self, from: answerContext)
-    }
 }

@@ -3,7 +3,7 @@ import Foundation
 
 /// A Guardian push as the agent keeps it (protocols.md §10.3): what is shown, and what answering it
 /// needs. Kept as the approval's answer context. Nothing in it is signed: Guardian pushes carry no signature.
-public struct GuardianNotification: Codable, Sendable, Equatable {
+public struct GuardianNotification: AnswerContext, Sendable, Equatable {
     /// `dai`: the enrollment (device account) the push is for.
     public var enrollmentId: String
     /// `txtkn`: the bearer of the answer; a credential.
@@ -35,33 +35,9 @@ public struct GuardianNotification: Codable, Sendable, Equatable {
         public var longitude: Double?
     }
 
-    public init(enrollmentId: String, transactionToken: String, challenge: String, startedAt: Date, expiresAt: Date,
-                hostname: String, transactionLinkingId: String? = nil, browser: Software? = nil, os: Software? = nil,
-                location: Location? = nil) {
-        self.enrollmentId = enrollmentId
-        self.transactionToken = transactionToken
-        self.challenge = challenge
-        self.startedAt = startedAt
-        self.expiresAt = expiresAt
-        self.hostname = hostname
-        self.transactionLinkingId = transactionLinkingId
-        self.browser = browser
-        self.os = os
-        self.location = location
-    }
-
     /// The replay key: the transaction token names one sign-in. Hashed, because it is the answer's bearer and the
     /// key is stored and compared in the clear.
     public var dedupeKey: String {
         "txtkn:" + SHA256.hash(data: Data(transactionToken.utf8)).hex
-    }
-
-    /// Default JSON coding strategies, so `init(answerContext:)` (or a plain `JSONDecoder`) reads it back.
-    public func answerContext() throws -> Data {
-        try JSONEncoder().encode(self)
-    }
-
-    public init(answerContext: Data) throws {
-        self = try JSONDecoder().decode(Self.self, from: answerContext)
     }
 }

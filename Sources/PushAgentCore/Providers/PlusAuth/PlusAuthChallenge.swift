@@ -2,7 +2,7 @@ import Crypto
 import Foundation
 
 /// A verified PlusAuth push: what is shown, and what answering it needs. Kept as the approval's answer context.
-public struct PlusAuthChallenge: Codable, Sendable, Equatable {
+public struct PlusAuthChallenge: AnswerContext, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         /// Pick the value shown on the sign-in screen.
         case code
@@ -23,31 +23,10 @@ public struct PlusAuthChallenge: Codable, Sendable, Equatable {
     public var bindingRequested: Bool
     public var info: JSONValue?
 
-    public init(contextToken: String, resolveURL: String?, kind: Kind, values: [String]?, issuedAt: Date,
-                expiresAt: Date, bindingRequested: Bool, info: JSONValue?) {
-        self.contextToken = contextToken
-        self.resolveURL = resolveURL
-        self.kind = kind
-        self.values = values
-        self.issuedAt = issuedAt
-        self.expiresAt = expiresAt
-        self.bindingRequested = bindingRequested
-        self.info = info
-    }
-
     /// The replay key: the context's token names the sign-in (it is the resolve bearer, so one per challenge), so a
     /// re-sent or re-signed context of the same sign-in is one approval. Hashed, because the token is a credential
     /// and the key is stored and compared in the clear.
     public var dedupeKey: String {
         SHA256.hash(data: Data(contextToken.utf8)).hex
-    }
-
-    /// Default JSON coding strategies, so `init(answerContext:)` (or a plain `JSONDecoder`) reads it back.
-    public func answerContext() throws -> Data {
-        try JSONEncoder().encode(self)
-    }
-
-    public init(answerContext: Data) throws {
-        self = try JSONDecoder().decode(Self.self, from: answerContext)
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 
 /// A verified privacyIDEA challenge (protocols.md §4.3): everything needed to show it and, later, to answer it.
-public struct PrivacyIDEAChallenge: Codable, Sendable, Equatable {
+public struct PrivacyIDEAChallenge: AnswerContext, Sendable, Equatable {
     public var nonce: String
     public var serial: String
     public var question: String
@@ -21,25 +21,6 @@ public struct PrivacyIDEAChallenge: Codable, Sendable, Equatable {
 
     public var expiresAt: Date { receivedAt.addingTimeInterval(Self.lifetime) }
 
-    public init(nonce: String, serial: String, question: String, title: String, url: String, sslVerify: Bool,
-                presenceOptions: [String]?, acceptsDeclineReason: Bool, receivedAt: Date) {
-        self.nonce = nonce
-        self.serial = serial
-        self.question = question
-        self.title = title
-        self.url = url
-        self.sslVerify = sslVerify
-        self.presenceOptions = presenceOptions
-        self.acceptsDeclineReason = acceptsDeclineReason
-        self.receivedAt = receivedAt
-    }
-
-    /// The form kept in `ApprovalDraft.answerContext`.
-    public func answerContext() throws -> Data { try JSONEncoder().encode(self) }
-
-    public init(answerContext: Data) throws {
-        self = try JSONDecoder().decode(Self.self, from: answerContext)
-    }
 }
 
 /// Reading a challenge (FCM data through the relay, or one element of a poll's `result.value`). Two steps because
