@@ -36,7 +36,7 @@ public func makeRelayServices(
     WebPushSubscriptionRoutes(devices: devices, origin: webPushOrigin).add(to: &router)
     PushServiceRoutes(
         store: store, waiters: waiters, metrics: metrics, zeroTTL: zeroTTL, origin: webPushOrigin,
-        limiter: WebPushRateLimiter(burst: config.webPushBurst, perSecond: config.webPushMessagesPerSecond)
+        limiter: WebPushRateLimiter(config.webPushRateLimits)
     ).add(to: &router)
     TokenRoutes(
         store: store, metrics: metrics,

@@ -83,9 +83,8 @@ public struct RelayConfig: Sendable {
     public var requestTimeoutSeconds = defaultRequestTimeoutSeconds
 
     public static let defaultRequestTimeoutSeconds: Double = 30
-    /// Messages one Web Push subscription may take at once (`WebPushRateLimiter`), and then on average per second.
-    public var webPushBurst = 100
-    public var webPushMessagesPerSecond = 10.0
+    /// How fast Web Push messages may come, per subscription and per origin.
+    public var webPushRateLimits = WebPushRateLimits()
 
     /// Flags win over the file. Sender keys and service accounts are overridden per project: a project named by
     /// a flag takes only the flags' entries, other projects keep the file's. Service-account keys are read and
@@ -127,7 +126,8 @@ public struct RelayConfig: Sendable {
             senderKeys: keptFromFile(file?.senderKeys ?? [], overriddenBy: senderKeys, project: \.project) + senderKeys,
             registrationKey: registrationKey ?? file?.registrationKey, serviceAccountKeys: keys,
             publicURL: publicURL ?? file?.publicURL, maxConnections: file?.maxConnections,
-            requestTimeoutSeconds: file?.requestTimeoutSeconds ?? defaultRequestTimeoutSeconds)
+            requestTimeoutSeconds: file?.requestTimeoutSeconds ?? defaultRequestTimeoutSeconds,
+            webPushRateLimits: file?.webPushRateLimits ?? WebPushRateLimits())
     }
 
     /// An http or https URL with a host and without query or fragment: what `--public-url` and `public_url` take.

@@ -1,7 +1,8 @@
 import TOMLKit
 
 /// The TOML config file: `listen`, `state_dir` or `database` (a URL, or `[database] url = …, password_file = …`),
-/// `registration_key`, `public_url`, `max_connections`, `request_timeout_seconds`, `[sender_keys] project = "key"`
+/// `registration_key`, `public_url`, `max_connections`, `request_timeout_seconds`, the Web Push rate limits
+/// (`webpush_{subscription,vapid_key,address}_{burst,messages_per_second}`), `[sender_keys] project = "key"`
 /// and `[service_accounts] project = "key.pub.pem"` (each also a list, for rotation). Unknown keys are errors so
 /// that typos do not pass silently.
 public struct RelayFileConfig: Sendable, Equatable {
@@ -14,6 +15,8 @@ public struct RelayFileConfig: Sendable, Equatable {
     public var publicURL: String?
     public var maxConnections: Int?
     public var requestTimeoutSeconds: Double?
+    /// The `webpush_*` keys over the defaults.
+    public var webPushRateLimits = WebPushRateLimits()
 
     public static func parse(_ text: String, fileName: String) throws(RelayConfigError) -> RelayFileConfig {
         let table: TOMLTable
@@ -56,6 +59,15 @@ public struct RelayFileConfig: Sendable, Equatable {
                     throw RelayConfigError("\(fileName): `request_timeout_seconds` must be a number from 0.1 to 600")
                 }
                 config.requestTimeoutSeconds = seconds
+            case "webpush_subscription_burst": config.webPushRateLimits.subscription.burst = try burst(value, key: key, fileName: fileName)
+            case "webpush_subscription_messages_per_second":
+                config.webPushRateLimits.subscription.perSecond = try messagesPerSecond(value, key: key, fileName: fileName)
+            case "webpush_vapid_key_burst": config.webPushRateLimits.vapidKey.burst = try burst(value, key: key, fileName: fileName)
+            case "webpush_vapid_key_messages_per_second":
+                config.webPushRateLimits.vapidKey.perSecond = try messagesPerSecond(value, key: key, fileName: fileName)
+            case "webpush_address_burst": config.webPushRateLimits.address.burst = try burst(value, key: key, fileName: fileName)
+            case "webpush_address_messages_per_second":
+                config.webPushRateLimits.address.perSecond = try messagesPerSecond(value, key: key, fileName: fileName)
             case "sender_keys":
                 config.senderKeys = try projectTable(value, key: key, fileName: fileName).map { SenderKey(project: $0, key: $1) }
             case "service_accounts":
@@ -87,6 +99,22 @@ public struct RelayFileConfig: Sendable, Equatable {
         }
         guard !setting.url.isEmpty else { throw RelayConfigError("\(fileName): `[database]` needs `url`") }
         return setting
+    }
+
+    /// A rate limit's bucket size: a whole number, 0 for no limit.
+    private static func burst(_ value: (any TOMLValueConvertible)?, key: String, fileName: String) throws(RelayConfigError) -> Int {
+        guard let count = value?.int, count >= 0 else {
+            throw RelayConfigError("\(fileName): `\(key)` must be a whole number, 0 for no limit")
+        }
+        return count
+    }
+
+    /// A rate limit's refill: a number, 0 for no limit.
+    private static func messagesPerSecond(_ value: (any TOMLValueConvertible)?, key: String, fileName: String) throws(RelayConfigError) -> Double {
+        guard let rate = value?.double ?? value?.int.map(Double.init), rate.isFinite, rate >= 0 else {
+            throw RelayConfigError("\(fileName): `\(key)` must be a number of messages a second, 0 for no limit")
+        }
+        return rate
     }
 
     private static func nonEmptyString(_ value: (any TOMLValueConvertible)?, key: String, fileName: String) throws(RelayConfigError) -> String {

@@ -1,6 +1,7 @@
 import CurlHTTP
 import Foundation
 import Testing
+@testable import PushRelay
 
 @Suite("Web Push service (RFC 8030)", .postgres)
 struct WebPushServiceTests {
@@ -144,7 +145,7 @@ struct WebPushServiceTests {
     @Test func aSubscriptionOverItsRateIsToldWhenToRetry() async throws {
         // A token per 1000 s: none comes back however slowly a loaded machine runs the test (the bucket's arithmetic
         // is WebPushRateLimiterTests').
-        try await withRelay(webPushRateLimit: (burst: 2, perSecond: 0.001)) { relay in
+        try await withRelay(webPushRateLimits: WebPushRateLimits(subscription: .init(burst: 2, perSecond: 0.001))) { relay in
             let device = try await relay.register()
             let subscription = try await relay.subscribe(device), other = try await relay.subscribe(device)
             #expect(try await relay.push(subscription).status == 201)
@@ -158,7 +159,7 @@ struct WebPushServiceTests {
     }
 
     @Test func refusedMessagesDoNotUseUpARestrictedSubscriptionsRate() async throws {
-        try await withRelay(webPushRateLimit: (burst: 2, perSecond: 0.001)) { relay in
+        try await withRelay(webPushRateLimits: WebPushRateLimits(subscription: .init(burst: 2, perSecond: 0.001))) { relay in
             let device = try await relay.register()
             let server = VAPIDSigner(), stranger = VAPIDSigner()
             let subscription = try await relay.subscribe(device, applicationServerKey: server.publicKey)

@@ -156,7 +156,8 @@ final class RelayHTTPHandler: ChannelDuplexHandler {
             answer(.text(.contentTooLarge, "this endpoint takes no request body\n"), request: requests, context)
         case .route(let route, let parameters):
             let request = RelayRequest(
-                head: head, body: body, parameters: parameters, logger: logger, responder: responder)
+                head: head, body: body, parameters: parameters, logger: logger, responder: responder,
+                clientAddress: context.channel.remoteAddress)
             switch route.immediate?(request) {
             case .answered(let response): return answer(response, request: requests, context)
             case .waiting: return

@@ -13,6 +13,8 @@ struct RelayRequest: Sendable {
     let logger: Logger
     /// Answers the request; for a route that answers after it has returned (a waiting long-poll).
     let responder: RelayResponder
+    /// The TCP peer: the client, or the proxy in front of the relay.
+    let clientAddress: SocketAddress?
 
     var headers: HTTPFields { head.headerFields }
 

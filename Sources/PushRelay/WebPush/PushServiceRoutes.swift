@@ -70,9 +70,10 @@ struct PushServiceRoutes: Sendable {
         }
         try VAPIDAuthorization.authorize(request.headers[.authorization], subscriptionKey: subscription.applicationServerKey,
                                          origin: origin, now: nowMilliseconds() / 1000)
-        // After VAPID: messages a restricted subscription refuses do not use up its own sender's rate.
-        if let seconds = limiter.retryAfter(subscriptionID: subscription.id) {
-            return Self.refusal(WebPushRefusal(status: 429, "too many messages to this subscription; retry in \(seconds) s"), retryAfter: seconds)
+        // After VAPID: messages a restricted subscription refuses, and forged signatures, use up nobody's rate.
+        if let refusal = limiter.refusal(taking: Self.rateKeys(request, subscription: subscription)) {
+            return Self.refusal(WebPushRefusal(status: 429, "too many messages \(Self.describe(refusal.key)); retry in \(refusal.retryAfterSeconds) s"),
+                                retryAfter: refusal.retryAfterSeconds)
         }
         let body = try Self.body(request)
         let outgoing = WebPushMessageData.outgoing(message, body: body, subscription: subscription)
@@ -94,6 +95,26 @@ struct PushServiceRoutes: Sendable {
         request.logger.debug("Web Push message accepted", metadata: [
             "message_id": "\(enqueued.message.id)", "device_id": "\(subscription.deviceID)", "subscription_id": "\(subscription.id)"])
         return Self.created(messageID: enqueued.message.id, ttl: message.ttl)
+    }
+
+    /// The buckets a message counts in (`WebPushRateLimits`): its subscription's, its VAPID key's once the signature
+    /// verified, and its client address's when its subscription takes messages from any sender.
+    private static func rateKeys(_ request: RelayRequest, subscription: WebPushSubscription) -> [WebPushRateLimiter.Key] {
+        var keys: [WebPushRateLimiter.Key] = [.subscription(subscription.id)]
+        // `authorize` verified the header's signature, when it had one.
+        if let vapid = try? VAPIDAuthorization(header: request.headers[.authorization]) { keys.append(.vapidKey(vapid.publicKey)) }
+        if subscription.applicationServerKey == nil, let address = WebPushClientAddress.key(request.clientAddress) {
+            keys.append(.address(address))
+        }
+        return keys
+    }
+
+    private static func describe(_ key: WebPushRateLimiter.Key) -> String {
+        switch key {
+        case .subscription: "to this subscription"
+        case .vapidKey: "from this VAPID key, across the subscriptions it sends to"
+        case .address(let address): "from \(address) to subscriptions without an application server key"
+        }
     }
 
     /// The body as sent: Web Push bodies are under `Content-Encoding: aes128gcm`, which `RelayRequest.bodyData`

@@ -38,7 +38,7 @@ final class TestRelay: Sendable {
     /// (and failed sends that nothing was testing the deadline of); the outage tests use the production value.
     static func start(database: RelayDatabase, registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [],
                       publicURL: String? = nil, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
-                      webPushRateLimit: (burst: Int, perSecond: Double)? = nil,
+                      webPushRateLimits: WebPushRateLimits = WebPushRateLimits(),
                       databaseTimeout: Duration = .seconds(30)) async throws -> TestRelay {
         var database = database
         if case .postgres(var settings) = database {
@@ -50,7 +50,7 @@ final class TestRelay: Sendable {
             senderKeys: [SenderKey(project: testProject, key: testSenderKey), SenderKey(project: otherProject, key: otherSenderKey)],
             registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
             maximumQueuedPerDevice: maximumQueuedPerDevice)
-        if let webPushRateLimit { (config.webPushBurst, config.webPushMessagesPerSecond) = webPushRateLimit }
+        config.webPushRateLimits = webPushRateLimits
         let (addresses, continuation) = AsyncStream<ListenAddress>.makeStream()
         let server = try await RelayServer(config: config) { continuation.yield($0) }
         let running = Task {
@@ -124,7 +124,7 @@ final class TestRelay: Sendable {
 /// removes the directory.
 func withRelay<T>(on backend: TestBackend = .sqlite, registrationKey: String? = nil, serviceAccountKeys: [ServiceAccountKey] = [],
                   publicURL: String? = nil, maximumQueuedPerDevice: Int = RelayConfig.defaultMaximumQueuedPerDevice,
-                  webPushRateLimit: (burst: Int, perSecond: Double)? = nil,
+                  webPushRateLimits: WebPushRateLimits = WebPushRateLimits(),
                   _ body: (TestRelay) async throws -> T) async throws -> T {
     let directory = try makeStateDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -134,7 +134,7 @@ func withRelay<T>(on backend: TestBackend = .sqlite, registrationKey: String? = 
     }
     let relay = try await TestRelay.start(
         database: database, registrationKey: registrationKey, serviceAccountKeys: serviceAccountKeys, publicURL: publicURL,
-        maximumQueuedPerDevice: maximumQueuedPerDevice, webPushRateLimit: webPushRateLimit)
+        maximumQueuedPerDevice: maximumQueuedPerDevice, webPushRateLimits: webPushRateLimits)
     do {
         let result = try await body(relay)
         try await relay.stop()
