@@ -72,6 +72,8 @@ let package = Package(
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
         // sd-bus calls of the desktop notifier (libsystemd, like CSystemd): typed, since sd-bus is variadic.
         .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
+        // sd-bus for the UnifiedPush distributor: apps' calls and calls to their connectors, typed for the same reason.
+        .target(name: "CUnifiedPushBus", linkerSettings: [.linkedLibrary("systemd")]),
         // polkit's CheckAuthorization over sd-bus, for approvals of kind verify (typed for the same reason).
         .target(name: "CPolkit", linkerSettings: [.linkedLibrary("systemd")]),
         .target(name: "CQRImage", linkerSettings: [.linkedLibrary("zbar"), .linkedLibrary("png16"), .linkedLibrary("jpeg")]),
@@ -151,6 +153,8 @@ let package = Package(
         // `pushctl notify`: approvals as desktop notifications with action buttons, on the user's session bus.
         .target(name: "DesktopNotify", dependencies: ["CNotifyBus", "ControlWire", "PushAgentCore"],
                 swiftSettings: swiftSettings),
+        // pushagentd as a UnifiedPush distributor on the session bus: the apps' calls and the calls to their connectors.
+        .target(name: "UnifiedPushBus", dependencies: ["CUnifiedPushBus"], swiftSettings: swiftSettings),
         .executableTarget(name: "pushctl", dependencies: [
             "ControlClient", "ControlWire", "CurlHTTP", "PushAgentCore", "CommandSupport", "QRImage", "DesktopNotify",
             .argumentParser,
@@ -195,6 +199,9 @@ let package = Package(
             .nioEmbedded,
         ], swiftSettings: swiftSettings),
         .testTarget(name: "DesktopNotifyTests", dependencies: ["DesktopNotify", "PushAgentCore"],
+                    swiftSettings: swiftSettings),
+        // A private dbus-daemon and the Python connector (scripts/unifiedpush-connector.sh) as the apps.
+        .testTarget(name: "UnifiedPushBusTests", dependencies: ["UnifiedPushBus", "ClusterHarness"],
                     swiftSettings: swiftSettings),
         .testTarget(name: "WebPushWireTests", dependencies: ["WebPushWire", .crypto, .httpTypes],
                     swiftSettings: swiftSettings),
