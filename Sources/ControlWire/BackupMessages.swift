@@ -53,11 +53,11 @@ public struct RestoredAccount: Codable, Sendable, Equatable {
     /// What happened and what to do, for people.
     public var message: String
 
-    public init(id: String, provider: Provider, issuer: String, name: String, outcome: Outcome, message: String) {
-        self.id = id
-        self.provider = provider
-        self.issuer = issuer
-        self.name = name
+    public init(_ account: BackupAccount, outcome: Outcome, message: String) {
+        id = account.id
+        provider = account.provider
+        issuer = account.issuer
+        name = account.name
         self.outcome = outcome
         self.message = message
     }

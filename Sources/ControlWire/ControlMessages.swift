@@ -42,21 +42,16 @@ public struct RelayStatus: Codable, Sendable, Equatable {
     public var resyncedAt: Date?
     public var resyncReason: String?
 
-    public init(url: String, state: State, nextTryAt: Date? = nil, lastError: String? = nil, lastContactAt: Date? = nil,
-                resyncedAt: Date? = nil, resyncReason: String? = nil) {
-        self.url = url
-        self.state = state
-        self.nextTryAt = nextTryAt
-        self.lastError = lastError
-        self.lastContactAt = lastContactAt
-        self.resyncedAt = resyncedAt
-        self.resyncReason = resyncReason
-    }
-
     enum CodingKeys: String, CodingKey {
         case url, state, nextTryAt = "next_try_at", lastError = "last_error", lastContactAt = "last_contact_at"
         case resyncedAt = "resynced_at", resyncReason = "resync_reason"
     }
+}
+
+// The initialisers other modules use stand in extensions, so that Swift still writes the memberwise one.
+extension RelayStatus {
+    /// The relay at `url` before the first try: the daemon moves it on from there.
+    public init(startingWith url: String) { self.init(url: url, state: .starting) }
 }
 
 public struct StatusResponse: Codable, Sendable {
@@ -210,14 +205,18 @@ public struct HistoryEntry: Codable, Sendable {
     public var approval: Approval?
     public var rejectedPush: RejectedPush?
 
-    public init(kind: Kind, at: Date, approval: Approval? = nil, rejectedPush: RejectedPush? = nil) {
-        self.kind = kind
-        self.at = at
-        self.approval = approval
-        self.rejectedPush = rejectedPush
+    enum CodingKeys: String, CodingKey { case kind, at, approval, rejectedPush = "rejected_push" }
+}
+
+extension HistoryEntry {
+    /// A resolved approval, at when it was resolved.
+    public init(_ approval: Approval) {
+        self.init(kind: .approval, at: approval.resolvedAt ?? approval.requestedAt, approval: approval)
     }
 
-    enum CodingKeys: String, CodingKey { case kind, at, approval, rejectedPush = "rejected_push" }
+    public init(_ rejectedPush: RejectedPush, at: Date) {
+        self.init(kind: .rejectedPush, at: at, rejectedPush: rejectedPush)
+    }
 }
 
 public struct HistoryResponse: Codable, Sendable {
@@ -285,15 +284,14 @@ public struct FCMCheckResponse: Codable, Sendable, Equatable {
     public var installationTokenExpiresAt: Date
     public var connection: PushSourceStatus
 
-    public init(app: String, projectID: String, senderID: String, token: String, device: String, registeredAt: Date,
-                installationTokenExpiresAt: Date, connection: PushSourceStatus) {
-        self.app = app
-        self.projectID = projectID
-        self.senderID = senderID
-        self.token = token
-        self.device = device
-        self.registeredAt = registeredAt
-        self.installationTokenExpiresAt = installationTokenExpiresAt
+    public init(_ registration: FCMRegistration, connection: PushSourceStatus) {
+        app = registration.app.name
+        projectID = registration.app.projectID
+        senderID = registration.app.senderID
+        token = registration.token
+        device = registration.device.mcsDeviceID
+        registeredAt = registration.registeredAt
+        installationTokenExpiresAt = registration.installation.authTokenExpiresAt
         self.connection = connection
     }
 

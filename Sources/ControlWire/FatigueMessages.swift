@@ -26,11 +26,12 @@ public struct BombingAlert: Codable, Sendable, Equatable {
     public var limit: Int
     public var windowSeconds: Double
 
-    public init(accountId: String, provider: Provider, limit: Int, windowSeconds: Double) {
-        self.accountId = accountId
-        self.provider = provider
-        self.limit = limit
-        self.windowSeconds = windowSeconds
+    /// `approval`'s account went over `budget`.
+    public init(_ approval: Approval, over budget: PushBudget) {
+        accountId = approval.accountId
+        provider = approval.provider
+        limit = budget.limit
+        windowSeconds = budget.window
     }
 
     enum CodingKeys: String, CodingKey {

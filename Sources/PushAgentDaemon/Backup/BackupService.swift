@@ -103,7 +103,6 @@ struct BackupService: Sendable {
         case .added:
             (.restored, "restored, but \(account.provider.displayName) has no call to change a device's push token: its pushes still go to the old machine until you remove it (pushctl remove \(account.id)) and enroll it again\(account.totp == nil ? "" : "; its TOTP codes work here")")
         }
-        return RestoredAccount(id: account.id, provider: account.provider, issuer: account.issuer, name: account.name,
-                               outcome: kind, message: message)
+        return RestoredAccount(account, outcome: kind, message: message)
     }
 }

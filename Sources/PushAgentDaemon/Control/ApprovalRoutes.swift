@@ -43,13 +43,13 @@ struct ApprovalRoutes: ControlRouteCollection {
 
     private func history(limit: Int) async throws -> [HistoryEntry] {
         let resolved = try await store.resolvedApprovals(limit: limit).map {
-            HistoryEntry(kind: .approval, at: $0.resolvedAt ?? $0.requestedAt, approval: $0)
+            HistoryEntry($0)
         }
         let rejected = try await store.auditEntries(event: "push_rejected", limit: limit).compactMap { entry -> HistoryEntry? in
             guard let data = entry.detail?.data(using: .utf8),
                   let detail = try? JSONDecoder().decode(RejectionDetail.self, from: data) else { return nil }
-            return HistoryEntry(kind: .rejectedPush, at: entry.at, rejectedPush: RejectedPush(
-                reason: detail.reason, message: detail.message, provider: detail.provider, relayMessageId: entry.subject))
+            return HistoryEntry(RejectedPush(reason: detail.reason, message: detail.message, provider: detail.provider,
+                                             relayMessageId: entry.subject), at: entry.at)
         }
         return Array((resolved + rejected).sorted { $0.at > $1.at }.prefix(limit))
     }

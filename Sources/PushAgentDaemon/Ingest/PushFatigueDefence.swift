@@ -41,8 +41,7 @@ struct PushFatigueDefence: Sendable {
             "message_id": "\(LogMessageID.pushBombing)", "account_id": "\(approval.accountId)",
             "provider": "\(approval.provider.rawValue)", "push_limit": "\(budget.limit)",
             "window_seconds": "\(Int(budget.window))"])
-        await events.publish(ControlEvent(type: .approvalBombing, approval: approval, bombing: BombingAlert(
-            accountId: approval.accountId, provider: approval.provider, limit: budget.limit, windowSeconds: budget.window)))
+        await events.publish(ControlEvent(type: .approvalBombing, approval: approval, bombing: BombingAlert(approval, over: budget)))
     }
 }
 

@@ -50,11 +50,7 @@ struct FCMPushSource: PushSource {
         do { registration = try await registrar.registration(for: app, settings) } catch {
             throw ServiceError(.upstream, "\(error)")
         }
-        return FCMCheckResponse(app: app.name, projectID: app.projectID, senderID: app.senderID,
-                                token: registration.token, device: registration.device.mcsDeviceID,
-                                registeredAt: registration.registeredAt,
-                                installationTokenExpiresAt: registration.installation.authTokenExpiresAt,
-                                connection: health())
+        return FCMCheckResponse(registration, connection: health())
     }
 
     func run(into ingest: PushIngest) async throws {

@@ -7,7 +7,7 @@ final class RelayStateBox: Sendable {
     private let state: Mutex<RelayStatus>
     private let lastDelivery = Mutex<Date?>(nil)
 
-    init(url: String) { state = Mutex(RelayStatus(url: url, state: .starting)) }
+    init(url: String) { state = Mutex(RelayStatus(startingWith: url)) }
 
     var current: RelayStatus { state.withLock { $0 } }
 
