@@ -155,9 +155,12 @@ let package = Package(
                 swiftSettings: swiftSettings),
         // pushagentd as a UnifiedPush distributor on the session bus: the apps' calls and the calls to their connectors.
         .target(name: "UnifiedPushBus", dependencies: ["CUnifiedPushBus"], swiftSettings: swiftSettings),
+        // `pushctl webpush distributor`: those calls served from the daemon's control API, as the session's user.
+        .target(name: "UnifiedPushDistributor", dependencies: ["UnifiedPushBus", "ControlClient", "ControlWire", "PushAgentCore"],
+                swiftSettings: swiftSettings),
         .executableTarget(name: "pushctl", dependencies: [
             "ControlClient", "ControlWire", "CurlHTTP", "PushAgentCore", "CommandSupport", "QRImage", "DesktopNotify",
-            .argumentParser,
+            "UnifiedPushBus", "UnifiedPushDistributor", .argumentParser,
         ], swiftSettings: swiftSettings),
         .executableTarget(name: "pushrelay", dependencies: [
             "CommandSupport", "PushRelay", .argumentParser,

@@ -6,8 +6,9 @@
     webpush_send.py send LIBRARY ENDPOINT PLAINTEXT [VAPID_PRIVATE_KEY_PEM_FILE]
         LIBRARY is pywebpush or webpush (the webpush library always signs VAPID, so it needs the key file).
         Makes a subscriber key pair and auth secret as a browser would, encrypts the plaintext for them (aes128gcm,
-        RFC 8291) and posts it with TTL 60. Prints one JSON object: status, location, body (the encrypted bytes
-        sent, base64url), receiver (the subscriber's private key, base64url of its 32-byte scalar) and auth.
+        RFC 8291) and posts it with TTL 60. Prints one JSON object: status (also when the push service refused it),
+        location, body (the encrypted bytes sent, base64url), receiver (the subscriber's private key, base64url of its
+        32-byte scalar) and auth.
     webpush_send.py send-to SUBSCRIPTION_JSON PLAINTEXT
         Sends the plaintext with pywebpush (no VAPID, TTL 60) to a subscription someone else holds the keys of: its
         browser PushSubscription JSON, as `pushctl webpush subscribe` prints it. Prints {"status": ...}, also when
@@ -35,10 +36,16 @@ def b64url_decode(text):
 
 
 def send_with_pywebpush(endpoint, keys, plaintext, vapid_file):
-    from pywebpush import webpush
+    from pywebpush import WebPushException, webpush
 
     signing = {"vapid_private_key": vapid_file, "vapid_claims": {"sub": "mailto:ops@example.net"}} if vapid_file else {}
-    response = webpush({"endpoint": endpoint, "keys": keys}, data=plaintext, ttl=60, content_encoding="aes128gcm", **signing)
+    try:
+        response = webpush({"endpoint": endpoint, "keys": keys}, data=plaintext, ttl=60, content_encoding="aes128gcm", **signing)
+    except WebPushException as refusal:
+        # A refusal (410 for a removed subscription) is an answer to report, not a failure of the script.
+        if refusal.response is None:
+            raise
+        response = refusal.response
     return response, response.request.body
 
 

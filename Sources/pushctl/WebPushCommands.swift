@@ -6,9 +6,9 @@ import Foundation
 struct WebPush: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "webpush",
-        abstract: "Web Push subscriptions for scripts: any Web Push sender reaches them through the relay (docs/webpush.md).",
+        abstract: "Web Push for scripts and UnifiedPush apps: any Web Push sender reaches them through the relay (docs/webpush.md).",
         discussion: "Each user sees and uses only the subscriptions it made; root sees everyone's.",
-        subcommands: [Subscribe.self, List.self, Remove.self, Listen.self])
+        subcommands: [Subscribe.self, List.self, Remove.self, Listen.self, Distributor.self])
 
     struct Subscribe: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
@@ -25,14 +25,15 @@ struct WebPush: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List your Web Push subscriptions: endpoint, messages received and waiting, last delivery.")
+            abstract: "List your Web Push subscriptions: the app, endpoint, messages received and waiting, last delivery.",
+            discussion: "APP is the UnifiedPush app a subscription was registered for through the distributor (docs/webpush.md), - for a script's.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             try await global.show({ try await $0.webPushSubscriptions() }) { listing in
                 if listing.subscriptions.isEmpty { return Output.say("no Web Push subscriptions (make one with pushctl webpush subscribe NAME)") }
-                Output.table(["NAME", "UID", "RECEIVED", "WAITING", "LAST DELIVERY", "ENDPOINT"], listing.subscriptions.map {
-                    [$0.name, "\($0.ownerUid)", "\($0.received)", "\($0.undelivered)",
+                Output.table(["NAME", "UID", "APP", "RECEIVED", "WAITING", "LAST DELIVERY", "ENDPOINT"], listing.subscriptions.map {
+                    [$0.name, "\($0.ownerUid)", $0.app?.service ?? "-", "\($0.received)", "\($0.undelivered)",
                      $0.lastDeliveryAt.map { Output.relative($0) } ?? "-", $0.endpoint]
                 })
             }

@@ -75,7 +75,7 @@ struct BusLifecycleTests {
         try await withSessionBus { session in
             let bus = try await DistributorBus.connect(address: session.address)
             let collector = CallCollector(bus)
-            async let registered = Connector.register("org.example.App", token: "late", version: 2, on: session)
+            async let registered = UnifiedPushConnector.register("org.example.App", token: "late", version: 2, on: session)
             let (_, answer) = try await collector.nextRegister()
             bus.stop()
             try await eventually("calls finishes") { collector.ended }
@@ -96,7 +96,7 @@ struct BusLifecycleTests {
 }
 
 /// dbus-send to the test's distributor object.
-func dbusSend(_ session: TestSessionBus, _ arguments: [String]) async throws -> CommandResult {
+func dbusSend(_ session: PrivateSessionBus, _ arguments: [String]) async throws -> CommandResult {
     try await CommandResult.run("/usr/bin/dbus-send", ["--bus=\(session.address)", "--print-reply",
                                                        "--dest=\(testDistributor)", "/org/unifiedpush/Distributor"]
                                     + arguments)

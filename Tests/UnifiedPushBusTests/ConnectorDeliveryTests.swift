@@ -17,22 +17,22 @@ struct ConnectorDeliveryTests {
             let bus = try await DistributorBus.connect(address: session.address)
             defer { bus.stop() }
             let log = session.directory + "/calls.jsonl"
-            let connector = try await Connector.serve(["org.example.One", "org.example.Two"], log: log, on: session)
+            let connector = try await UnifiedPushConnector.serve(["org.example.One", "org.example.Two"], log: log, on: session)
             defer { connector.signal(SIGTERM) }
-            var expected: [Connector.LoggedCall] = []
+            var expected: [UnifiedPushConnector.LoggedCall] = []
             for (index, body) in Self.bodies.enumerated() {
                 for (service, version) in [("org.example.One", ConnectorVersion.v1), ("org.example.Two", .v2)] {
                     let id = "message-\(index)-\(version.rawValue)"
                     let delivery = await bus.message(to: service, version: version, token: "token-\(service)", body: body,
                                                      id: id, timeout: .seconds(30))
                     #expect(delivery == .delivered, "\(id)")
-                    expected.append(Connector.LoggedCall(
+                    expected.append(UnifiedPushConnector.LoggedCall(
                         service: service, interface: "org.unifiedpush.Connector\(version.rawValue)", method: "Message",
                         token: "token-\(service)", message_b64: body.base64EncodedString(), id: id, endpoint: nil))
                 }
             }
             // Logged before the app replied, so there once delivered.
-            let logged = Connector.loggedCalls(log)
+            let logged = UnifiedPushConnector.loggedCalls(log)
             #expect(logged == expected)
             #expect(logged.map(\.body) == expected.map(\.body))
         }
@@ -43,16 +43,16 @@ struct ConnectorDeliveryTests {
             let bus = try await DistributorBus.connect(address: session.address)
             defer { bus.stop() }
             let log = session.directory + "/calls.jsonl"
-            let connector = try await Connector.serve(["org.example.App"], log: log, on: session)
+            let connector = try await UnifiedPushConnector.serve(["org.example.App"], log: log, on: session)
             defer { connector.signal(SIGTERM) }
             #expect(await bus.newEndpoint(to: "org.example.App", version: version, token: "t", endpoint: "https://e/1")
                         == .delivered)
             #expect(await bus.unregistered(to: "org.example.App", version: version, token: "t") == .delivered)
             let interface = "org.unifiedpush.Connector\(version.rawValue)"
-            #expect(Connector.loggedCalls(log) == [
-                Connector.LoggedCall(service: "org.example.App", interface: interface, method: "NewEndpoint", token: "t",
+            #expect(UnifiedPushConnector.loggedCalls(log) == [
+                UnifiedPushConnector.LoggedCall(service: "org.example.App", interface: interface, method: "NewEndpoint", token: "t",
                                      message_b64: nil, id: nil, endpoint: "https://e/1"),
-                Connector.LoggedCall(service: "org.example.App", interface: interface, method: "Unregistered", token: "t",
+                UnifiedPushConnector.LoggedCall(service: "org.example.App", interface: interface, method: "Unregistered", token: "t",
                                      message_b64: nil, id: nil, endpoint: nil),
             ])
         }
@@ -63,7 +63,7 @@ struct ConnectorDeliveryTests {
             let bus = try await DistributorBus.connect(address: session.address)
             defer { bus.stop() }
             let log = session.directory + "/activated.jsonl"
-            try await Connector.install()
+            try await UnifiedPushConnector.install()
             try session.installConnector("org.example.Activated", log: log)
             #expect(try await bus.isInstalled("org.example.Activated"))
             let body = Data("hello".utf8)
@@ -71,7 +71,7 @@ struct ConnectorDeliveryTests {
             let delivery = await bus.message(to: "org.example.Activated", version: .v2, token: "t", body: body, id: "a1",
                                              timeout: .seconds(150))
             #expect(delivery == .delivered)
-            #expect(Connector.loggedCalls(log).map(\.body) == [body])
+            #expect(UnifiedPushConnector.loggedCalls(log).map(\.body) == [body])
             #expect(try await bus.isInstalled("org.example.Activated"))
         }
     }
@@ -99,7 +99,7 @@ struct ConnectorDeliveryTests {
             let bus = try await DistributorBus.connect(address: session.address)
             defer { bus.stop() }
             let log = session.directory + "/calls.jsonl"
-            let connector = try await Connector.serve(["org.example.Silent"], log: log, on: session,
+            let connector = try await UnifiedPushConnector.serve(["org.example.Silent"], log: log, on: session,
                                                       extra: ["--no-reply"])
             defer { connector.signal(SIGTERM) }
             let started = ContinuousClock.now
@@ -112,7 +112,7 @@ struct ConnectorDeliveryTests {
             }
             #expect(text.contains("org.freedesktop.DBus.Error.NoReply") || text.contains("Timeout"), "\(text)")
             #expect(waited >= .milliseconds(900) && waited < .seconds(20), "\(waited)")
-            #expect(Connector.loggedCalls(log).count == 1)
+            #expect(UnifiedPushConnector.loggedCalls(log).count == 1)
         }
     }
 
@@ -121,10 +121,10 @@ struct ConnectorDeliveryTests {
         try await withSessionBus { session in
             let bus = try await DistributorBus.connect(address: session.address)
             defer { bus.stop() }
-            let slow = try await Connector.serve(["org.example.Slow"], log: session.directory + "/slow.jsonl", on: session,
+            let slow = try await UnifiedPushConnector.serve(["org.example.Slow"], log: session.directory + "/slow.jsonl", on: session,
                                                  extra: ["--reply-delay", "5"])
             defer { slow.signal(SIGTERM) }
-            let fast = try await Connector.serve(["org.example.Fast"], log: session.directory + "/fast.jsonl", on: session)
+            let fast = try await UnifiedPushConnector.serve(["org.example.Fast"], log: session.directory + "/fast.jsonl", on: session)
             defer { fast.signal(SIGTERM) }
             let slowDone = AnsweredFlag()
             let slowDelivery = Task {
@@ -134,7 +134,7 @@ struct ConnectorDeliveryTests {
                 return delivery
             }
             try await eventually("the slow app has the message") {
-                Connector.loggedCalls(session.directory + "/slow.jsonl").count == 1
+                UnifiedPushConnector.loggedCalls(session.directory + "/slow.jsonl").count == 1
             }
             #expect(await bus.message(to: "org.example.Fast", version: .v1, token: "t", body: Data([2]), id: "fast",
                                       timeout: .seconds(30)) == .delivered)

@@ -16,7 +16,7 @@ struct RegisterCallTests {
             defer { bus.stop() }
             let collector = CallCollector(bus)
             let service = "org.example.Chat\(version)"
-            async let registered = Connector.register(service, token: "token-\(version)", version: version, on: session,
+            async let registered = UnifiedPushConnector.register(service, token: "token-\(version)", version: version, on: session,
                                                       extra: ["--description", "Chat for alice", "--vapid", Self.vapid,
                                                               "--wait-endpoint", "60"])
             let (call, answer) = try await collector.nextRegister()
@@ -46,11 +46,11 @@ struct RegisterCallTests {
             let collector = CallCollector(bus)
             let failures: [RegistrationFailure] = [.internalError, .network, .actionRequired, .vapidRequired]
             let cases = failures.flatMap { failure in [1, 2].map { (failure, $0) } }
-            try await withThrowingTaskGroup(of: (String, Connector.Result).self) { group in
+            try await withThrowingTaskGroup(of: (String, UnifiedPushConnector.Result).self) { group in
                 for (failure, version) in cases {
                     let token = "\(failure.rawValue)-\(version)"
                     group.addTask {
-                        (token, try await Connector.register("org.example.App", token: token, version: version, on: session))
+                        (token, try await UnifiedPushConnector.register("org.example.App", token: token, version: version, on: session))
                     }
                 }
                 for _ in cases {
@@ -70,7 +70,7 @@ struct RegisterCallTests {
             let bus = try await DistributorBus.connect(address: session.address)
             defer { bus.stop() }
             let collector = CallCollector(bus)
-            async let registered = Connector.register("org.example.App", token: "dropped", version: 2, on: session)
+            async let registered = UnifiedPushConnector.register("org.example.App", token: "dropped", version: 2, on: session)
             _ = try await collector.next()  // taken and let go
             let result = try await registered
             #expect(result.success == "REGISTRATION_FAILED")
@@ -106,7 +106,7 @@ struct RegisterCallTests {
                     service = rest[index + 1]
                     rest.removeSubrange(index...index + 1)
                 }
-                let result = try await Connector.register(service, token: token, version: version, on: session,
+                let result = try await UnifiedPushConnector.register(service, token: token, version: version, on: session,
                                                           extra: rest)
                 #expect(result.error == "org.freedesktop.DBus.Error.InvalidArgs", "\(extra): \(result)")
                 #expect(result.message?.contains(why) == true, "\(extra): \(result)")
@@ -117,7 +117,7 @@ struct RegisterCallTests {
             #expect(short.stderr.contains("org.freedesktop.DBus.Error.InvalidArgs"), "\(short.stderr)")
             #expect(short.stderr.contains("takes (sss)"), "\(short.stderr)")
             // The next well-formed call is the first the distributor sees.
-            async let registered = Connector.register("org.example.App", token: "good", version: 2, on: session)
+            async let registered = UnifiedPushConnector.register("org.example.App", token: "good", version: 2, on: session)
             let (call, answer) = try await collector.nextRegister()
             #expect(call.token == "good")
             answer(nil)
@@ -132,7 +132,7 @@ struct RegisterCallTests {
             defer { bus.stop() }
             let collector = CallCollector(bus)
             let description = String(repeating: "a", count: 99) + "éé"
-            async let registered = Connector.register("org.example.App", token: "long", version: 1, on: session,
+            async let registered = UnifiedPushConnector.register("org.example.App", token: "long", version: 1, on: session,
                                                       extra: ["--description", description])
             let (call, answer) = try await collector.nextRegister()
             #expect(call.description == String(repeating: "a", count: 99))
@@ -146,7 +146,7 @@ struct RegisterCallTests {
             let bus = try await DistributorBus.connect(address: session.address)
             defer { bus.stop() }
             let collector = CallCollector(bus)
-            async let unregistered = Connector.run(["unregister", "--distributor", testDistributor, "--token", "old",
+            async let unregistered = UnifiedPushConnector.run(["unregister", "--distributor", testDistributor, "--token", "old",
                                                     "--version", "\(version)"], on: session)
             let (call, answer) = try await collector.nextUnregister()
             #expect(call.token == "old")
@@ -155,7 +155,7 @@ struct RegisterCallTests {
             answer()
             #expect(try await unregistered.unregistered == true)
             // Distributor1's Unregister is NoReply-annotated: a caller asking for no reply is served all the same.
-            let quiet = try await Connector.run(["unregister", "--distributor", testDistributor, "--token", "quiet",
+            let quiet = try await UnifiedPushConnector.run(["unregister", "--distributor", testDistributor, "--token", "quiet",
                                                  "--version", "\(version)", "--no-reply-expected"], on: session)
             #expect(quiet.unregistered == true)
             let (quietCall, quietAnswer) = try await collector.nextUnregister()

@@ -1,21 +1,20 @@
-import ClusterHarness
 import Foundation
 
 /// What the suites need besides the Python connector (which its script installs from PyPI): Debian's dbus-daemon
 /// and dbus-send (the Makefile's apt list has both).
-let sessionBusPrograms = ["/usr/bin/dbus-daemon", "/usr/bin/dbus-send"]
-let sessionBusAvailable = sessionBusPrograms.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
+public let sessionBusPrograms = ["/usr/bin/dbus-daemon", "/usr/bin/dbus-send"]
+public let sessionBusAvailable = sessionBusPrograms.allSatisfy { FileManager.default.isExecutableFile(atPath: $0) }
 
-/// A private session bus for one test (Debian's dbus-daemon, stopped by its PID), with a service directory of its
+/// A private session bus for one test (the UnifiedPush distributor's and its apps') (Debian's dbus-daemon, stopped by its PID), with a service directory of its
 /// own, so that a test decides which apps the bus can start (D-Bus activation) by writing their service files.
-final class TestSessionBus: Sendable {
-    let directory: String
-    let address: String
+public final class PrivateSessionBus: Sendable {
+    public let directory: String
+    public let address: String
     private let daemon: ManagedProcess
 
-    var serviceDirectory: String { directory + "/services" }
+    public var serviceDirectory: String { directory + "/services" }
     /// For the connector processes: they find the bus as apps on a desktop do.
-    var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+    public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 
     private init(directory: String, address: String, daemon: ManagedProcess) {
         self.directory = directory
@@ -23,7 +22,7 @@ final class TestSessionBus: Sendable {
         self.daemon = daemon
     }
 
-    static func start() async throws -> TestSessionBus {
+    public static func start() async throws -> PrivateSessionBus {
         let directory = FileManager.default.temporaryDirectory
             .appendingPathComponent("unifiedpush-bus-\(UUID().uuidString.prefix(8))").path
         try FileManager.default.createDirectory(atPath: directory + "/services", withIntermediateDirectories: true)
@@ -49,35 +48,35 @@ final class TestSessionBus: Sendable {
         let daemon = try ManagedProcess(name: "dbus-daemon", executable: "/usr/bin/dbus-daemon", arguments: [
             "--config-file=\(config)", "--nofork", "--address=\(address)", "--print-address=1"])
         _ = try await daemon.waitForLine(startingWith: "unix:")
-        return TestSessionBus(directory: directory, address: address, daemon: daemon)
+        return PrivateSessionBus(directory: directory, address: address, daemon: daemon)
     }
 
     /// Makes `service` activatable: the bus runs the connector's `serve` for it when a call is addressed to it.
-    func installConnector(_ service: String, log: String) throws {
+    public func installConnector(_ service: String, log: String) throws {
         try """
         [D-BUS Service]
         Name=\(service)
-        Exec=/bin/bash \(Connector.script) serve --service \(service) --log \(log)
+        Exec=/bin/bash \(UnifiedPushConnector.script) serve --service \(service) --log \(log)
 
         """.write(toFile: "\(serviceDirectory)/\(service).service", atomically: true, encoding: .utf8)
     }
 
     /// SIGKILL: what the distributor sees when the session ends under it. The connectors it started see the
     /// connection close and exit.
-    func kill() async {
+    public func kill() async {
         daemon.signal(SIGKILL)
         _ = try? await daemon.waitForExit()
     }
 
-    func stop() async {
+    public func stop() async {
         await kill()
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
 
 /// Runs `body` with a fresh bus, stopped afterwards whatever happens.
-func withSessionBus(_ body: (TestSessionBus) async throws -> Void) async throws {
-    let bus = try await TestSessionBus.start()
+public func withSessionBus(_ body: (PrivateSessionBus) async throws -> Void) async throws {
+    let bus = try await PrivateSessionBus.start()
     do {
         try await body(bus)
     } catch {

@@ -1,43 +1,53 @@
-import ClusterHarness
 import Foundation
 
-/// The apps of these tests: scripts/unifiedpush-connector.sh, a connector written from the UnifiedPush D-Bus spec
-/// with dbus-fast, run as real processes on the test's bus.
-enum Connector {
-    static let script = Binaries.packageRoot().appendingPathComponent("scripts/unifiedpush-connector.sh").path
+/// The UnifiedPush apps of the tests: scripts/unifiedpush-connector.sh, a connector written from the UnifiedPush
+/// D-Bus specification with dbus-fast (PyPI), run as real processes on the test's session bus.
+public enum UnifiedPushConnector {
+    public static let script = Binaries.packageRoot().appendingPathComponent("scripts/unifiedpush-connector.sh").path
 
     /// What `register` and `unregister` print.
-    struct Result: Decodable, Sendable {
-        var success: String?
-        var reason: String?
-        var endpoint: String?
-        var error: String?
-        var message: String?
-        var unregistered: Bool?
+    public struct Result: Decodable, Sendable {
+        public var success: String?
+        public var reason: String?
+        public var endpoint: String?
+        public var error: String?
+        public var message: String?
+        public var unregistered: Bool?
     }
 
     /// One line of `serve`'s log: a call the app received.
-    struct LoggedCall: Decodable, Sendable, Equatable {
-        var service: String?
-        var interface: String?
-        var method: String?
-        var token: String?
-        var message_b64: String?
-        var id: String?
-        var endpoint: String?
+    public struct LoggedCall: Decodable, Sendable, Equatable {
+        public var service: String?
+        public var interface: String?
+        public var method: String?
+        public var token: String?
+        public var message_b64: String?
+        public var id: String?
+        public var endpoint: String?
 
-        var body: Data? { message_b64.flatMap { Data(base64Encoded: $0) } }
+        public var body: Data? { message_b64.flatMap { Data(base64Encoded: $0) } }
+
+        public init(service: String?, interface: String?, method: String?, token: String?, message_b64: String?, id: String?,
+                    endpoint: String?) {
+            self.service = service
+            self.interface = interface
+            self.method = method
+            self.token = token
+            self.message_b64 = message_b64
+            self.id = id
+            self.endpoint = endpoint
+        }
     }
 
     /// Installs dbus-fast into the cached venv, for a test whose connector the bus daemon starts (and would give
     /// up on while pip runs).
-    static func install() async throws {
+    public static func install() async throws {
         let installed = try await CommandResult.run("/bin/bash", [script, "install"])
         guard installed.status == 0 else { throw HarnessError("unifiedpush-connector.sh install:\n\(installed.stderr)") }
     }
 
     /// Runs `register` or `unregister` to its end.
-    static func run(_ arguments: [String], on bus: TestSessionBus) async throws -> Result {
+    public static func run(_ arguments: [String], on bus: PrivateSessionBus) async throws -> Result {
         let ran = try await CommandResult.run("/bin/bash", [script] + arguments, environment: bus.environment)
         guard let line = ran.stdout.split(separator: "\n").last,
               let result = try? JSONDecoder().decode(Result.self, from: Data(line.utf8)) else {
@@ -47,14 +57,14 @@ enum Connector {
         return result
     }
 
-    static func register(_ service: String, token: String, version: Int, on bus: TestSessionBus,
+    public static func register(_ service: String, token: String, version: Int, on bus: PrivateSessionBus,
                          extra: [String] = []) async throws -> Result {
         try await run(["register", "--distributor", testDistributor, "--service", service, "--token", token,
                        "--version", "\(version)"] + extra, on: bus)
     }
 
     /// `serve` for `services`, once it owns them all.
-    static func serve(_ services: [String], log: String, on bus: TestSessionBus, extra: [String] = []) async throws
+    public static func serve(_ services: [String], log: String, on bus: PrivateSessionBus, extra: [String] = []) async throws
         -> ManagedProcess {
         let process = try ManagedProcess(name: "unifiedpush-connector serve", executable: "/bin/bash",
                                          arguments: [script, "serve", "--log", log]
@@ -65,11 +75,11 @@ enum Connector {
         return process
     }
 
-    static func loggedCalls(_ log: String) -> [LoggedCall] {
+    public static func loggedCalls(_ log: String) -> [LoggedCall] {
         guard let text = try? String(contentsOfFile: log, encoding: .utf8) else { return [] }
         return text.split(separator: "\n").compactMap { try? JSONDecoder().decode(LoggedCall.self, from: Data($0.utf8)) }
     }
 }
 
-/// Each test's distributor name: the default, on a bus of the test's own.
-let testDistributor = "org.unifiedpush.Distributor.pushagent"
+/// The distributor name of the tests: the default, on a bus of each test's own.
+public let testDistributor = "org.unifiedpush.Distributor.pushagent"
