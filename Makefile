@@ -52,7 +52,7 @@ SWIFT_RUNTIME_DIR = $(shell readelf -d $(BUILD_DIR)/pushagentd | sed -n 's/.*RUN
 # none for the tests' debug package (fast to build and install), xz for a release package.
 DEB_COMPRESS ?= xz
 
-.PHONY: all deps build proto man man-check test test-systemd demo demo-check bench bench-relay bench-relay-smoke bench-relay-cluster bench-relay-cluster-smoke soak generated install install-files deb clean
+.PHONY: all deps build proto man man-check test test-systemd demo demo-check bench bench-relay bench-relay-smoke bench-relay-cluster bench-relay-cluster-smoke bench-webpush bench-webpush-smoke soak generated install install-files deb clean
 
 all: build
 
@@ -86,6 +86,7 @@ test: build
 		scripts/demo.sh --auto; \
 		$(MAKE) --no-print-directory bench-relay-smoke; \
 		$(MAKE) --no-print-directory bench-relay-cluster-smoke; \
+		$(MAKE) --no-print-directory bench-webpush-smoke; \
 		$(MAKE) --no-print-directory test-systemd; \
 		wait $$fuzz_build || { tail -50 $(FUZZ_BUILD_LOG); echo "the fuzz build failed: $(FUZZ_BUILD_LOG)"; exit 1; }; \
 		trap - EXIT'
@@ -129,6 +130,22 @@ bench-relay-cluster: deps
 
 bench-relay-cluster-smoke:
 	RELAY=$(BIN)/pushrelay LATENCY_COUNT=50 THROUGHPUT_SECONDS=1 CONNECTIONS=8 scripts/bench-relay-cluster.sh
+
+# Issue 45: the relay's Web Push service (POST /push/<token>, without and with VAPID) beside its FCM-v1 send API
+# (an OAuth access token from its /token), in one run: messages/s accepted and delivered at 1, 8 and 32 senders with
+# 200- and 4096-byte bodies, and POST → device's poll answer latency one message at a time; the relay's and the
+# generator's CPU and this disk's fdatasync beside them (docs/benchmarks.md). `pushbench webpush --help` for the
+# options; about 8 minutes.
+bench-webpush: deps
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS_release) --product pushrelay
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS_release) --product pushbench
+	.build/release/pushbench webpush --bin-dir .build/release
+
+# About 10 s of the same, one round, with the debug programs, in `make test`: every path still delivers everything
+# it accepted, once.
+bench-webpush-smoke:
+	$(BIN)/pushbench webpush --bin-dir $(BIN) --rounds 1 --devices 4 --subscriptions-per-device 5 --sizes 4096 \
+		--senders 1,4 --warmup 0.2 --seconds 0.5 --latency-count 20 --es256-samples 100 --check
 
 # Thousands of pushes (ForgeRock and PlusAuth through pushsim) while pushagentd and pushrelay are SIGKILLed and a
 # fault proxy between them resets, truncates, delays and answers 5xx; then the same through FCM (pushsim's emulator

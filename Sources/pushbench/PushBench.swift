@@ -6,11 +6,21 @@ import Foundation
 import PushSim
 import Synchronization
 
-/// End-to-end benchmark on loopback: pushsim → pushrelay (or pushsim's FCM emulator, `--transport fcm`) → pushagentd,
-/// timed until the daemon announces the approval; and what the idle daemon costs (RSS, CPU) before the pushes.
+/// The benchmarks of docs/benchmarks.md that start the real programs: `end-to-end` (the default, `make bench`) and
+/// `webpush` (`make bench-webpush`).
 struct PushBench: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "pushbench",
+        abstract: "Benchmarks of the real programs on loopback (docs/benchmarks.md).",
+        subcommands: [EndToEndBench.self, WebPushBench.self],
+        defaultSubcommand: EndToEndBench.self)
+}
+
+/// End-to-end benchmark on loopback: pushsim → pushrelay (or pushsim's FCM emulator, `--transport fcm`) → pushagentd,
+/// timed until the daemon announces the approval; and what the idle daemon costs (RSS, CPU) before the pushes.
+struct EndToEndBench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "end-to-end",
         abstract: "Measure push-sent → approval-visible latency and messages/second through relay + daemon on loopback.")
 
     @Option(help: "Directory with the built programs (e.g. .build/release).") var binDir: String?
