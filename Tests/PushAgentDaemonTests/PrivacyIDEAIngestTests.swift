@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 @testable import PushAgentDaemon
-import PushAgentCore
+@testable import PushAgentCore
 import PushAgentStore
 import Testing
 

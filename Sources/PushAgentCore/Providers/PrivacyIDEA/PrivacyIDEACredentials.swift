@@ -18,17 +18,6 @@ public struct PrivacyIDEACredentials: Codable, Sendable, Equatable {
     /// The push token the server sends to (`no_firebase_token` for poll-only tokens).
     public var pushToken: String
 
-    public init(serial: String, url: String, sslVerify: Bool, pollOnly: Bool, devicePrivateKey: Data,
-                serverPublicKey: Data, pushToken: String) {
-        self.serial = serial
-        self.url = url
-        self.sslVerify = sslVerify
-        self.pollOnly = pollOnly
-        self.devicePrivateKey = devicePrivateKey
-        self.serverPublicKey = serverPublicKey
-        self.pushToken = pushToken
-    }
-
     /// Whether the agent polls the token on the schedule, not only on `pushctl refresh`.
     public var pollsOnSchedule: Bool { pollOnly || pollAlso == true }
 
@@ -36,5 +25,18 @@ public struct PrivacyIDEACredentials: Codable, Sendable, Equatable {
 
     public func serverKey() throws(PrivacyIDEAServerKey.Refusal) -> PrivacyIDEAServerKey {
         try PrivacyIDEAServerKey(der: serverPublicKey)
+    }
+}
+
+// In an extension, so that Swift still writes the memberwise initialiser (this module's and the tests').
+extension PrivacyIDEACredentials {
+    /// What enrolling `uri` leaves the agent with: the device key it made, the server's key from step 2 and the push
+    /// token it gave the server (nil for a poll-only token). A URI that does not say whether the server pushes
+    /// (eduMFA never writes `poll_only`) is polled on the schedule besides.
+    public init(uri: PrivacyIDEAEnrollmentURI, deviceKey: PrivacyIDEADeviceKey, serverKey: PrivacyIDEAServerKey,
+                pushToken: String?) {
+        self.init(serial: uri.serial, url: uri.registrationURL, sslVerify: uri.sslVerify, pollOnly: uri.pollOnly,
+                  pollAlso: uri.saysWhetherPollOnly ? nil : true, devicePrivateKey: deviceKey.derRepresentation,
+                  serverPublicKey: serverKey.der, pushToken: pushToken ?? PrivacyIDEAEnrollment.noPushToken)
     }
 }

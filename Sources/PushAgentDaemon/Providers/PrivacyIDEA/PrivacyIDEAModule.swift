@@ -64,11 +64,7 @@ struct PrivacyIDEADialectModule<Family: PrivacyIDEAFamily>: ProviderModule {
         } catch {
             throw EnrollmentFailure(description: "\(descriptor.displayName) enrollment of \(parsed.serial) failed: \(error)", upstream: true)
         }
-        var credentials = PrivacyIDEACredentials(
-            serial: parsed.serial, url: parsed.registrationURL, sslVerify: parsed.sslVerify, pollOnly: parsed.pollOnly,
-            devicePrivateKey: deviceKey.derRepresentation, serverPublicKey: serverKey.der,
-            pushToken: pushToken ?? PrivacyIDEAEnrollment.noPushToken)
-        if !parsed.saysWhetherPollOnly { credentials.pollAlso = true }
+        let credentials = PrivacyIDEACredentials(uri: parsed, deviceKey: deviceKey, serverKey: serverKey, pushToken: pushToken)
         let account = Account(id: Identifier.make(prefix: "acc"), provider: provider, issuer: parsed.issuer,
                               name: name ?? parsed.label, createdAt: Date(), hasTOTP: false)
         return EnrolledAccount(account: account, lookupKey: parsed.serial,
