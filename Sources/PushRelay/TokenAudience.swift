@@ -1,4 +1,5 @@
 import Foundation
+import WebPushWire
 
 /// The `aud` values a JWT-bearer assertion may name. Google's client libraries always name Google's token URL,
 /// whatever the service-account file's `token_uri` says, so those are accepted; other clients name the URL they
@@ -34,20 +35,15 @@ struct TokenAudience: Sendable {
         [publicBase.base(requestAuthority: requestAuthority).map { $0 + "/token" }].compactMap { $0 }
     }
 
-    /// A URL reduced to what makes two spellings the same endpoint: case-insensitive scheme and host, the default
-    /// port made explicit (`http://relay/token` is `http://relay:80/token`).
+    /// A URL reduced to what makes two spellings the same endpoint: its origin (`http://relay/token` is
+    /// `http://relay:80/token`) and its path.
     private struct Endpoint: Equatable {
-        var scheme: String
-        var host: String
-        var port: Int
+        var origin: URLOrigin
         var path: String
 
         init?(_ text: String) {
-            guard let url = URLComponents(string: text), let scheme = url.scheme?.lowercased(),
-                  let host = url.host?.lowercased(), !host.isEmpty, url.query == nil, url.fragment == nil, url.user == nil,
-                  let port = url.port ?? ["http": 80, "https": 443][scheme]
-            else { return nil }
-            (self.scheme, self.host, self.port, path) = (scheme, host, port, url.path)
+            guard let (origin, path) = URLOrigin.parse(text) else { return nil }
+            (self.origin, self.path) = (origin, path)
         }
     }
 }

@@ -54,7 +54,7 @@ public struct VAPIDAuthorization: Sendable, Equatable {
         return try vapid.verify(origin: origin, now: now)
     }
 
-    /// Checks the JWT against `k` and the push resource: signature (ES256 only), `aud` equal to `origin`, `exp` in
+    /// Checks the JWT against `k` and the push resource: signature (ES256 only), `aud` the same origin as `origin`, `exp` in
     /// the future and at most 24 hours away. Returns the `sub` contact the sender gave, if any.
     @discardableResult
     public func verify(origin: String, now: Int64) throws(WebPushRefusal) -> String? {
@@ -79,7 +79,8 @@ public struct VAPIDAuthorization: Sendable, Equatable {
         guard let claims = try? JSONDecoder().decode(Claims.self, from: claimsData) else {
             throw .forbidden("the JWT's claims are not JSON with a string aud and a numeric exp (RFC 8292 §2)")
         }
-        guard claims.aud == origin else {
+        guard let audience = URLOrigin.parse(claims.aud), ["", "/"].contains(audience.path),
+              audience.origin == URLOrigin.parse(origin)?.origin else {
             throw .forbidden("the JWT's aud is '\(WebPushRequest.excerpt(claims.aud))'; for this push resource it must be its origin, '\(origin)' (RFC 8292 §2)")
         }
         guard claims.exp + Self.clockSkew > now else {

@@ -90,4 +90,17 @@ struct VAPIDTests {
     @Test func noHeaderIsNoCredentials() throws {
         #expect(try VAPIDAuthorization(header: nil) == nil)
     }
+
+    /// py-vapid writes `aud` as `https://push.example.net`; the same origin spelled with capitals or its default port
+    /// is the same origin (RFC 6454), another port or scheme is not.
+    @Test(arguments: [("https://PUSH.example.net", true), ("https://push.example.net:443", true), ("https://push.example.net/", true),
+                      ("https://push.example.net:8443", false), ("http://push.example.net", false), ("https://example.net", false)])
+    func theAudienceIsComparedAsAnOrigin(origin: String, accepted: Bool) throws {
+        let vapid = try #require(try VAPIDAuthorization(header: VAPIDVectors.valid))
+        if accepted {
+            #expect(try vapid.verify(origin: origin, now: now) != nil)
+        } else {
+            #expect(throws: WebPushRefusal.self) { try vapid.verify(origin: origin, now: now) }
+        }
+    }
 }
