@@ -232,22 +232,24 @@ public struct ControlEvent: Codable, Sendable {
         case approvalBombing = "approval.bombing"
     }
     public var type: Kind
-    public var at: Date
+    public var at = Date()
     public var approval: Approval?
     public var account: Account?
     public var relay: RelayStatus?
     public var request: TwoFactorRequest?
     public var bombing: BombingAlert?
+}
 
-    public init(type: Kind, at: Date = Date(), approval: Approval? = nil, account: Account? = nil, relay: RelayStatus? = nil,
-                request: TwoFactorRequest? = nil, bombing: BombingAlert? = nil) {
-        self.type = type
-        self.at = at
-        self.approval = approval
-        self.account = account
-        self.relay = relay
-        self.request = request
-        self.bombing = bombing
+/// One per kind, so an event always carries what its type says it does.
+extension ControlEvent {
+    public static func approvalCreated(_ approval: Approval) -> Self { .init(type: .approvalCreated, approval: approval) }
+    public static func approvalUpdated(_ approval: Approval) -> Self { .init(type: .approvalUpdated, approval: approval) }
+    public static func requestUpdated(_ request: TwoFactorRequest) -> Self { .init(type: .requestUpdated, request: request) }
+    public static func relayState(_ relay: RelayStatus) -> Self { .init(type: .relayState, relay: relay) }
+    public static func accountChanged(_ account: Account) -> Self { .init(type: .accountChanged, account: account) }
+
+    public static func approvalBombing(_ approval: Approval, _ alert: BombingAlert) -> Self {
+        .init(type: .approvalBombing, approval: approval, bombing: alert)
     }
 }
 

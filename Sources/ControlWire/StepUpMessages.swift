@@ -91,13 +91,10 @@ public struct StepUp: Codable, Sendable {
     /// Until when `code`/`receipt` are handed out (the receipt's `exp`).
     public var answerExpiresAt: Date?
 
-    public init(approval: Approval, details: StepUpDetails, code: String? = nil, receipt: String? = nil,
-                answerExpiresAt: Date? = nil) {
+    /// The answer (`code` or `receipt`, and `answerExpiresAt`) is filled in by the daemon once the user approved.
+    public init(approval: Approval, details: StepUpDetails) {
         self.approval = approval
         self.details = details
-        self.code = code
-        self.receipt = receipt
-        self.answerExpiresAt = answerExpiresAt
     }
 
     enum CodingKeys: String, CodingKey {

@@ -51,7 +51,7 @@ struct EnrollmentService: Sendable {
                               detail: "\(account.provider.rawValue) \(account.issuer):\(account.name)")
         logger.notice("account \(account.id) enrolled (\(account.issuer): \(account.name))",
                       metadata: ["account_id": "\(account.id)", "provider": "\(account.provider.rawValue)"])
-        await events.publish(ControlEvent(type: .accountChanged, account: account))
+        await events.publish(.accountChanged(account))
         return account
     }
 
@@ -82,8 +82,8 @@ struct EnrollmentService: Sendable {
         let (account, ended) = try await store.removeAccount(matching: stored.account.id)
         try await store.audit(event: "remove", peer: peer, subject: account.id, detail: nil)
         logger.notice("account \(account.id) removed", metadata: ["account_id": "\(account.id)"])
-        await events.publish(ControlEvent(type: .accountChanged, account: account))
-        for approval in ended { await events.publish(ControlEvent(type: .approvalUpdated, approval: approval)) }
+        await events.publish(.accountChanged(account))
+        for approval in ended { await events.publish(.approvalUpdated(approval)) }
         return account
     }
 }

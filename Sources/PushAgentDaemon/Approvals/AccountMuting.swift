@@ -27,7 +27,7 @@ struct AccountMuting: Sendable {
         logger.warning("account \(account.id) muted until \(until.formatted(.iso8601)): \(reason); its pushes are denied unseen", metadata: [
             "message_id": "\(LogMessageID.accountMuted)", "account_id": "\(account.id)",
             "provider": "\(account.provider.rawValue)", "muted_until": "\(until.formatted(.iso8601))"])
-        await events.publish(ControlEvent(type: .accountChanged, account: account))
+        await events.publish(.accountChanged(account))
         return account
     }
 
@@ -36,7 +36,7 @@ struct AccountMuting: Sendable {
         try await store.audit(event: "unmute", peer: peer, subject: account.id, detail: nil)
         logger.notice("account \(account.id) unmuted by uid \(peer.uid)", metadata: [
             "account_id": "\(account.id)", "provider": "\(account.provider.rawValue)"])
-        await events.publish(ControlEvent(type: .accountChanged, account: account))
+        await events.publish(.accountChanged(account))
         return account
     }
 }

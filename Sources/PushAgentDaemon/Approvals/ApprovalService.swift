@@ -103,7 +103,7 @@ struct ApprovalService: Sendable {
         let started = try await store.transition(approval.id, to: next, resolution: resolution)
         try await store.audit(event: next == .approving ? "approve" : "deny", peer: peer, subject: approval.id,
                               detail: resolution.number.map { "number=\($0)" } ?? resolution.reason.map { "reason=\($0.rawValue)" })
-        await events.publish(ControlEvent(type: .approvalUpdated, approval: started))
+        await events.publish(.approvalUpdated(started))
         let task = inFlight.start { await send(StoredApproval(approval: started, answerContext: stored.answerContext), decision) }
         return (started, task)
     }
@@ -128,7 +128,7 @@ struct ApprovalService: Sendable {
         logger.notice("approval \(approval.id) expired unanswered", metadata: [
             "message_id": "\(LogMessageID.approvalExpired)", "approval_id": "\(approval.id)",
             "account_id": "\(approval.accountId)", "provider": "\(approval.provider.rawValue)"])
-        await events.publish(ControlEvent(type: .approvalUpdated, approval: approval))
+        await events.publish(.approvalUpdated(approval))
     }
 
     private func resolution(for approval: Approval, decision: AnswerDecision, peer: Peer) throws -> Resolution {
@@ -209,7 +209,7 @@ struct ApprovalService: Sendable {
             } else {
                 logger.notice("approval \(approval.id) \(state.rawValue) by uid \(final.resolution?.byUid.map(String.init) ?? "?")", metadata: metadata)
             }
-            await events.publish(ControlEvent(type: .approvalUpdated, approval: final))
+            await events.publish(.approvalUpdated(final))
             return final
         } catch {
             logger.error("approval \(approval.id): cannot record the outcome: \(error)", metadata: ["approval_id": "\(approval.id)"])

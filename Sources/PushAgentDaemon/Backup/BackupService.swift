@@ -69,7 +69,7 @@ struct BackupService: Sendable {
         logger.notice("restore by uid \(peer.uid): \(added.count) account(s) added, \(restored.count - added.count) already here",
                       metadata: ["peer_uid": "\(peer.uid)"])
         for case .added(let account) in outcomes {
-            await events.publish(ControlEvent(type: .accountChanged, account: account))
+            await events.publish(.accountChanged(account))
         }
         if !added.isEmpty { tokenUpdater.accountsFlagged() }
         return RestoreResponse(accounts: restored)

@@ -37,7 +37,7 @@ struct StatusRoutes: ControlRouteCollection {
         return Response(status: .ok, headers: [.contentType: "application/x-ndjson"], body: ResponseBody { writer in
             let encoder = ControlJSON.encoder()
             let subscription = await events.subscribe()
-            var line = try encoder.encode(ControlEvent(type: .relayState, relay: relayState.current))
+            var line = try encoder.encode(ControlEvent.relayState(relayState.current))
             line.append(0x0A)
             try await writer.write(ByteBuffer(bytes: line))
             for await event in subscription {

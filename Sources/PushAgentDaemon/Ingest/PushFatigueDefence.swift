@@ -26,7 +26,7 @@ struct PushFatigueDefence: Sendable {
             for older in try await store.supersedeSimilar(to: approval) {
                 logger.info("approval \(older.approval.id) replaced by \(approval.id), a newer request that looks the same; denying it",
                             metadata: ["approval_id": "\(older.approval.id)", "account_id": "\(approval.accountId)"])
-                await events.publish(ControlEvent(type: .approvalUpdated, approval: older.approval))
+                await events.publish(.approvalUpdated(older.approval))
                 approvals.sendAutomaticDenial(older)
             }
         default:
@@ -41,7 +41,7 @@ struct PushFatigueDefence: Sendable {
             "message_id": "\(LogMessageID.pushBombing)", "account_id": "\(approval.accountId)",
             "provider": "\(approval.provider.rawValue)", "push_limit": "\(budget.limit)",
             "window_seconds": "\(Int(budget.window))"])
-        await events.publish(ControlEvent(type: .approvalBombing, approval: approval, bombing: BombingAlert(approval, over: budget)))
+        await events.publish(.approvalBombing(approval, BombingAlert(approval, over: budget)))
     }
 }
 

@@ -109,8 +109,8 @@ struct PushIngest: Sendable {
         for (message, outcome) in zip(messages, outcomes) {
             report(outcome, source: message.source, provider: message.provider)
             switch outcome {
-            case .created(let approval): await events.publish(ControlEvent(type: .approvalCreated, approval: approval))
-            case .requestUpdated(let request): await events.publish(ControlEvent(type: .requestUpdated, request: request))
+            case .created(let approval): await events.publish(.approvalCreated(approval))
+            case .requestUpdated(let request): await events.publish(.requestUpdated(request))
             case .duplicate, .rejected, .autoDenied: break
             }
             // The message is committed: a failure here must not make the relay deliver it again.

@@ -152,6 +152,6 @@ final class PushTokenUpdater: Service, Sendable {
 
     private func publishChange(of accountId: String) async {
         guard let account = try? await store.account(matching: accountId).account else { return }
-        await events.publish(ControlEvent(type: .accountChanged, account: account))
+        await events.publish(.accountChanged(account))
     }
 }

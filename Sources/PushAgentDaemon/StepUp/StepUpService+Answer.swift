@@ -28,7 +28,7 @@ extension StepUpService {
         logger.notice("step-up \(approval.id) withdrawn by \(details.caller.program) (pid \(peer.pid), uid \(peer.uid))", metadata: [
             "message_id": "\(LogMessageID.stepUpWithdrawn)", "approval_id": "\(approval.id)",
             "provider": "\(Provider.local.rawValue)", "peer_uid": "\(peer.uid)", "peer_pid": "\(peer.pid)"])
-        await events.publish(ControlEvent(type: .approvalUpdated, approval: approval))
+        await events.publish(.approvalUpdated(approval))
         return StepUp(approval: approval, details: details)
     }
 
@@ -53,7 +53,8 @@ extension StepUpService {
         guard now < until else {
             throw ServiceError(.expired, "the answer to step-up \(approval.id) was available until \(until.formatted(.iso8601)); ask for a new step-up")
         }
-        var answer = StepUp(approval: approval, details: details, answerExpiresAt: until)
+        var answer = StepUp(approval: approval, details: details)
+        answer.answerExpiresAt = until
         switch details.answer {
         case .totp:
             let accountId = details.accountId ?? ""

@@ -50,7 +50,7 @@ struct StepUpService: Sendable {
         logger.notice("step-up \(approval.id) asked by \(caller.program) (pid \(caller.pid), uid \(caller.uid))", metadata: [
             "message_id": "\(LogMessageID.approvalCreated)", "approval_id": "\(approval.id)",
             "provider": "\(Provider.local.rawValue)", "peer_uid": "\(caller.uid)", "peer_pid": "\(caller.pid)"])
-        await events.publish(ControlEvent(type: .approvalCreated, approval: approval))
+        await events.publish(.approvalCreated(approval))
         return StepUp(approval: approval, details: details)
     }
 

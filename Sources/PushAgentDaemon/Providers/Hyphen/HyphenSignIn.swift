@@ -92,7 +92,7 @@ struct HyphenSignIn: Sendable {
             throw .rejected("signed in, but the session cannot be stored: \(error)")
         }
         logger.notice("account \(account.id) signed in to Hyphen (\(how))", metadata: ["account_id": "\(account.id)", "request_id": "\(request.id)"])
-        await events.publish(ControlEvent(type: .requestUpdated, request: request))
+        await events.publish(.requestUpdated(request))
         return request
     }
 
@@ -119,7 +119,7 @@ struct HyphenSignIn: Sendable {
         }
         logger.notice("Hyphen sign-in for account \(account.id) waits for another device (request \(request.id))",
                       metadata: ["account_id": "\(account.id)", "request_id": "\(request.id)"])
-        await events.publish(ControlEvent(type: .requestUpdated, request: request))
+        await events.publish(.requestUpdated(request))
         follower.start(request.id)
         return request
     }

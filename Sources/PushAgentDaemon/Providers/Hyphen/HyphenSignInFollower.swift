@@ -99,7 +99,7 @@ struct HyphenSignInFollower: Sendable {
     private func move(_ request: TwoFactorRequest, to state: TwoFactorRequestState, txId: String?) async {
         do {
             let moved = try await store.transitionRequest(request.id, to: state, txId: txId)
-            await events.publish(ControlEvent(type: .requestUpdated, request: moved))
+            await events.publish(.requestUpdated(moved))
         } catch {
             // A push moved it in the meantime: nothing to do.
             logger.info("request \(request.id) was already moved: \(error)", metadata: ["request_id": "\(request.id)"])
@@ -112,7 +112,7 @@ struct HyphenSignInFollower: Sendable {
             if let error {
                 logger.error("Hyphen sign-in request \(request.id) \(state.rawValue): \(error)", metadata: ["request_id": "\(request.id)"])
             }
-            await events.publish(ControlEvent(type: .requestUpdated, request: ended))
+            await events.publish(.requestUpdated(ended))
         } catch {
             logger.info("request \(request.id) was already moved: \(error)", metadata: ["request_id": "\(request.id)"])
         }

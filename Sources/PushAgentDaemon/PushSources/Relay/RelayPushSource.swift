@@ -102,7 +102,7 @@ struct RelayPushSource: PushSource {
         }
         logger.critical("relay: sequence numbers out of step (\(reason)); starting over from the relay's queue at seq 0. Messages already received are recognized, none is lost",
                         metadata: ["message_id": "\(LogMessageID.relayResynced)", "cursor": "\(cursor)"])
-        if let changed { await events.publish(ControlEvent(type: .relayState, relay: changed)) }
+        if let changed { await events.publish(.relayState(changed)) }
     }
 
     private func registeredDevice() async throws -> DeviceIdentity {
@@ -129,7 +129,7 @@ struct RelayPushSource: PushSource {
                       metadata: ["message_id": "\(LogMessageID.tokenChanged)", "device_id": "\(registration.deviceID)"])
         if markAccounts {
             for account in try await store.accounts() {
-                await events.publish(ControlEvent(type: .accountChanged, account: account))
+                await events.publish(.accountChanged(account))
             }
         }
         return identity
@@ -143,7 +143,7 @@ struct RelayPushSource: PushSource {
             if state == .connected { status.lastContactAt = Date() }
         }
         if let changed {
-            await events.publish(ControlEvent(type: .relayState, relay: changed))
+            await events.publish(.relayState(changed))
             if state == .connected {
                 logger.notice("relay: connected to \(changed.url)", metadata: ["message_id": "\(LogMessageID.relayStateChanged)"])
             }
