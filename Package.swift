@@ -70,6 +70,8 @@ let package = Package(
         // Linux-PAM: the local user verification that approvals of kind verify need.
         .systemLibrary(name: "CPAM", pkgConfig: "pam", providers: [.apt(["libpam0g-dev"])]),
         .target(name: "CCurl", linkerSettings: [.linkedLibrary("curl")]),
+        // An sd-bus connection's thread turn and its eventfd wake-up, for the shims below (SessionBusThread runs them).
+        .target(name: "CSessionBusLoop", linkerSettings: [.linkedLibrary("systemd")]),
         // sd-bus calls of the desktop notifier (libsystemd, like CSystemd): typed, since sd-bus is variadic.
         .target(name: "CNotifyBus", linkerSettings: [.linkedLibrary("systemd")]),
         // sd-bus for the UnifiedPush distributor: apps' calls and calls to their connectors, typed for the same reason.
@@ -151,10 +153,13 @@ let package = Package(
             "CommandSupport", "ControlWire", "PushAgentDaemon", .argumentParser,
         ], swiftSettings: swiftSettings),
         // `pushctl notify`: approvals as desktop notifications with action buttons, on the user's session bus.
-        .target(name: "DesktopNotify", dependencies: ["CNotifyBus", "ControlWire", "PushAgentCore"],
+        .target(name: "DesktopNotify", dependencies: ["CNotifyBus", "SessionBusThread", "ControlWire", "PushAgentCore"],
                 swiftSettings: swiftSettings),
+        // The thread that owns an sd-bus connection and the queue of work for it (NotificationBus, DistributorBus).
+        .target(name: "SessionBusThread", dependencies: ["CSessionBusLoop"], swiftSettings: swiftSettings),
         // pushagentd as a UnifiedPush distributor on the session bus: the apps' calls and the calls to their connectors.
-        .target(name: "UnifiedPushBus", dependencies: ["CUnifiedPushBus"], swiftSettings: swiftSettings),
+        .target(name: "UnifiedPushBus", dependencies: ["CUnifiedPushBus", "SessionBusThread"],
+                swiftSettings: swiftSettings),
         // `pushctl webpush distributor`: those calls served from the daemon's control API, as the session's user.
         .target(name: "UnifiedPushDistributor", dependencies: ["UnifiedPushBus", "ControlClient", "ControlWire", "PushAgentCore"],
                 swiftSettings: swiftSettings),

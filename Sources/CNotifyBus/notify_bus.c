@@ -1,14 +1,10 @@
 #include "notify_bus.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
-#include <sys/eventfd.h>
 #include <stdlib.h>
 #include <string.h>
 #include <systemd/sd-bus.h>
-#include <time.h>
-#include <unistd.h>
 
 #define DEST "org.freedesktop.Notifications"
 #define PATH "/org/freedesktop/Notifications"
@@ -169,37 +165,4 @@ int notify_bus_capabilities(notify_bus *self, char ***out, char *error, size_t e
     return r < 0 ? r : 0;
 }
 
-int notify_bus_run_once(notify_bus *self, int wake_fd, uint64_t timeout_usec) {
-    int r;
-    while ((r = sd_bus_process(self->bus, NULL)) > 0) {}
-    if (r < 0) return r;
-    struct pollfd fds[2] = {
-        {.fd = sd_bus_get_fd(self->bus), .events = (short)sd_bus_get_events(self->bus)},
-        {.fd = wake_fd, .events = POLLIN},
-    };
-    // sd_bus_get_timeout gives an absolute CLOCK_MONOTONIC deadline (e.g. a method call's); poll wants a wait.
-    uint64_t deadline = UINT64_MAX;
-    if (sd_bus_get_timeout(self->bus, &deadline) >= 0 && deadline != UINT64_MAX) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-        uint64_t relative = deadline > now ? deadline - now : 0;
-        if (relative < timeout_usec) timeout_usec = relative;
-    }
-    int wait_ms = (int)((timeout_usec + 999) / 1000);
-    if (poll(fds, wake_fd >= 0 ? 2 : 1, wait_ms) < 0 && errno != EINTR) return -errno;
-    if (wake_fd >= 0 && (fds[1].revents & POLLIN)) {
-        uint64_t drained;
-        (void)!read(wake_fd, &drained, sizeof drained);
-    }
-    return 0;
-}
-
-int notify_bus_wake_fd_new(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
-
-void notify_bus_wake(int wake_fd) {
-    uint64_t one = 1;
-    (void)!write(wake_fd, &one, sizeof one);
-}
-
-void notify_bus_wake_fd_free(int wake_fd) { close(wake_fd); }
+sd_bus *notify_bus_connection(notify_bus *self) { return self->bus; }

@@ -1,13 +1,9 @@
 #include "bus_private.h"
 
 #include <errno.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
-#include <time.h>
-#include <unistd.h>
 
 #define DBUS_NAME "org.freedesktop.DBus"
 #define DBUS_PATH "/org/freedesktop/DBus"
@@ -92,31 +88,7 @@ void up_bus_close(up_bus *self) {
     free(self);
 }
 
-int up_bus_run_once(up_bus *self, int wake_fd, uint64_t timeout_usec) {
-    int r;
-    while ((r = sd_bus_process(self->bus, NULL)) > 0) {}
-    if (r < 0) return r;
-    struct pollfd fds[2] = {
-        {.fd = sd_bus_get_fd(self->bus), .events = (short)sd_bus_get_events(self->bus)},
-        {.fd = wake_fd, .events = POLLIN},
-    };
-    // sd_bus_get_timeout gives an absolute CLOCK_MONOTONIC deadline (a connector call's); poll wants a wait.
-    uint64_t deadline = UINT64_MAX;
-    if (sd_bus_get_timeout(self->bus, &deadline) >= 0 && deadline != UINT64_MAX) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        uint64_t now = (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-        uint64_t relative = deadline > now ? deadline - now : 0;
-        if (relative < timeout_usec) timeout_usec = relative;
-    }
-    int wait_ms = (int)((timeout_usec + 999) / 1000);
-    if (poll(fds, wake_fd >= 0 ? 2 : 1, wait_ms) < 0 && errno != EINTR) return -errno;
-    if (wake_fd >= 0 && (fds[1].revents & POLLIN)) {
-        uint64_t drained;
-        (void)!read(wake_fd, &drained, sizeof drained);
-    }
-    return 0;
-}
+sd_bus *up_bus_connection(up_bus *self) { return self->bus; }
 
 int up_bus_name_has_owner(up_bus *self, const char *name, int *has_owner, char *error, size_t error_size) {
     sd_bus_message *reply = NULL;
@@ -146,12 +118,3 @@ int up_bus_is_activatable(up_bus *self, const char *name, int *activatable, char
     sd_bus_message_unref(reply);
     return r < 0 ? r : 0;
 }
-
-int up_bus_wake_fd_new(void) { return eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK); }
-
-void up_bus_wake(int wake_fd) {
-    uint64_t one = 1;
-    (void)!write(wake_fd, &one, sizeof one);
-}
-
-void up_bus_wake_fd_free(int wake_fd) { close(wake_fd); }

@@ -81,27 +81,10 @@ public final class DesktopSession: Sendable {
         unlink(directory + "/bus")  // a killed daemon leaves its socket behind
         // A session bus that starts no service by itself (no service directory with a file in it), so that the test,
         // not D-Bus activation, decides when a notification server runs.
-        let config = directory + "/session-bus.conf"
         try FileManager.default.createDirectory(atPath: directory + "/no-services", withIntermediateDirectories: true)
-        try """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-         "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <listen>unix:tmpdir=/tmp</listen>
-          <auth>EXTERNAL</auth>
-          <servicedir>\(directory)/no-services</servicedir>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """.write(toFile: config, atomically: true, encoding: .utf8)
-        let daemon = try ManagedProcess(name: "dbus-daemon", executable: "/usr/bin/dbus-daemon", arguments: [
-            "--config-file=\(config)", "--nofork", "--address=\(environment["DBUS_SESSION_BUS_ADDRESS"] ?? "")",
-            "--print-address=1"])
-        _ = try await daemon.waitForLine(startingWith: "unix:")
+        let daemon = try await DBusDaemon.startSessionBus(address: environment["DBUS_SESSION_BUS_ADDRESS"] ?? "",
+                                                          configFile: directory + "/session-bus.conf",
+                                                          serviceDirectory: directory + "/no-services")
         let monitor = try ManagedProcess(name: "dbus-monitor", executable: "/usr/bin/dbus-monitor",
                                          // Returns carry no interface: they are matched to calls by serial.
                                          arguments: ["--session", "interface='org.freedesktop.Notifications'",

@@ -8,9 +8,8 @@ public final class PrivateSystemBus: Sendable {
 
     public init(directory: String) async throws {
         address = "unix:path=\(directory)/system_bus_socket"
-        daemon = try ManagedProcess(name: "dbus-daemon", executable: "/usr/bin/dbus-daemon", arguments: [
-            "--session", "--nofork", "--address=\(address)", "--print-address=1"])
-        _ = try await daemon.waitForLine(startingWith: "unix:")
+        // dbus-daemon's stock session configuration is all a bus that only carries logind's signal needs.
+        daemon = try await DBusDaemon.start(["--session"], address: address)
     }
 
     public var environment: [String: String] { ["DBUS_SYSTEM_BUS_ADDRESS": address] }

@@ -1,48 +1,36 @@
 import CNotifyBus
 import Foundation
+import SessionBusThread
 import Synchronization
 
 /// The user's session bus, as a notification client. sd-bus objects are not thread-safe, so one thread owns the
 /// connection: calls are queued to it, and the server's signals come out of `signals`, which ends when the
 /// connection is lost (the bus restarted): connect again then.
 public final class NotificationBus: Sendable {
-    private typealias Job = @Sendable (OpaquePointer) -> Void
-
-    private struct State {
-        var jobs: [Job] = []
-        var stopped = false
-    }
-
     public static let appName = "pushagent"
 
     public let signals: AsyncStream<NotificationSignal>
     private let signalSink: SignalSink
-    private let state = Mutex(State())
+    private let queue: BusJobQueue
     private let initialOwner = Mutex<String?>(nil)
-    private let wakeFD: Int32
 
-    private init(wakeFD: Int32) {
-        self.wakeFD = wakeFD
+    private init(queue: BusJobQueue) {
+        self.queue = queue
         let (stream, continuation) = AsyncStream.makeStream(of: NotificationSignal.self)
         signals = stream
         signalSink = SignalSink(continuation)
     }
 
-    deinit {
-        stop()
-        notify_bus_wake_fd_free(wakeFD)
-    }
+    deinit { stop() }
 
     /// Connects to `$DBUS_SESSION_BUS_ADDRESS` (else `$XDG_RUNTIME_DIR/bus`).
     public static func connect() async throws -> NotificationBus {
-        let fd = notify_bus_wake_fd_new()
-        guard fd >= 0 else { throw NotificationBusError("eventfd: \(String(cString: strerror(errno)))") }
-        let bus = NotificationBus(wakeFD: fd)
-        try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
-            let thread = Thread { bus.run(opened) }
-            thread.name = "session bus"
-            thread.start()
+        // A call after stop() fails at once, as on a closed connection.
+        guard let queue = BusJobQueue(afterStop: .refuse) else {
+            throw NotificationBusError("eventfd: \(String(cString: strerror(errno)))")
         }
+        let bus = NotificationBus(queue: queue)
+        try await BusJobQueue.startThread(named: "session bus") { bus.run($0) }
         return bus
     }
 
@@ -92,41 +80,12 @@ public final class NotificationBus: Sendable {
     }
 
     /// Ends the connection; `signals` finishes.
-    public func stop() {
-        let wasRunning = state.withLock { state in
-            defer { state.stopped = true }
-            return !state.stopped
-        }
-        if wasRunning { wake() }
-    }
+    public func stop() { queue.requestStop() }
 
     private func perform<T: Sendable>(_ call: @escaping @Sendable (OpaquePointer, UnsafeMutablePointer<CChar>) -> (Int32, T))
         async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let job: Job = { bus in
-                let error = UnsafeMutablePointer<CChar>.allocate(capacity: 512)
-                defer { error.deallocate() }
-                error[0] = 0
-                let (status, value) = call(bus, error)
-                if status < 0 {
-                    let text = error[0] != 0 ? String(cString: error) : String(cString: strerror(-status))
-                    continuation.resume(throwing: NotificationBusError("the notification server: \(text)"))
-                } else {
-                    continuation.resume(returning: value)
-                }
-            }
-            let queued = state.withLock { state in
-                guard !state.stopped else { return false }
-                state.jobs.append(job)
-                return true
-            }
-            if queued { wake() } else {
-                continuation.resume(throwing: NotificationBusError("the session bus connection is closed"))
-            }
-        }
+        try await queue.perform(call, subject: "the notification server") { NotificationBusError($0) }
     }
-
-    private func wake() { notify_bus_wake(wakeFD) }
 
     private func run(_ opened: CheckedContinuation<Void, any Error>) {
         var bus: OpaquePointer?
@@ -144,7 +103,7 @@ public final class NotificationBus: Sendable {
             sink.deliver(signal)
         }, context)
         guard status >= 0, let bus else {
-            state.withLock { $0.stopped = true }
+            queue.close { _ in }
             signalSink.finish()
             let hint = "is DBUS_SESSION_BUS_ADDRESS set? (a desktop session sets it; outside one there is nothing to notify)"
             opened.resume(throwing: NotificationBusError("cannot connect to the session bus: \(String(cString: strerror(-status))); \(hint)"))
@@ -152,24 +111,12 @@ public final class NotificationBus: Sendable {
         }
         initialOwner.withLock { $0 = notify_bus_server(bus).map { String(cString: $0) } }
         opened.resume()
-        while true {
-            let jobs: [Job]? = state.withLock { state in
-                guard !state.stopped else { return nil }
-                defer { state.jobs = [] }
-                return state.jobs
-            }
-            guard let jobs else { break }
-            for job in jobs { job(bus) }
-            if notify_bus_run_once(bus, wakeFD, 1_000_000) < 0 { break }
+        queue.serve(bus, connection: notify_bus_connection(bus))
+        queue.close { abandoned in
+            // Jobs queued while the connection went away fail like calls on a closed bus.
+            for job in abandoned { job(bus) }
+            notify_bus_close(bus)
         }
-        let abandoned = state.withLock { state in
-            state.stopped = true
-            defer { state.jobs = [] }
-            return state.jobs
-        }
-        // Jobs queued while the connection went away fail like calls on a closed bus.
-        for job in abandoned { job(bus) }
-        notify_bus_close(bus)
         signalSink.finish()
     }
 }

@@ -1,5 +1,6 @@
 import CUnifiedPushBus
 import Foundation
+import SessionBusThread
 
 /// Where the C shim's callbacks land, on the bus thread: apps' calls are checked and passed on to `calls`, connector
 /// replies to the deliveries waiting for them.

@@ -1,5 +1,6 @@
 import CUnifiedPushBus
 import Foundation
+import SessionBusThread
 
 /// pushagent as a UnifiedPush distributor on the user's session bus (the D-Bus spec DBUS_0.3.0): it owns
 /// `org.unifiedpush.Distributor.<name>`, hands the apps' Register/Unregister calls out as `calls`, and calls the
@@ -19,8 +20,8 @@ public final class DistributorBus: Sendable {
     let queue: BusJobQueue
     let inbox: CallInbox
 
-    private init(wakeFD: Int32) {
-        queue = BusJobQueue(wakeFD: wakeFD)
+    private init(queue: BusJobQueue) {
+        self.queue = queue
         // Bounded: calls past the backlog are answered at once (REGISTRATION_FAILED, INTERNAL_ERROR: try again later)
         // instead of piling up kept messages while the distributor is stuck.
         let (stream, continuation) = AsyncStream.makeStream(of: DistributorCall.self,
@@ -36,13 +37,13 @@ public final class DistributorBus: Sendable {
         if let problem = CallValidation.wellKnownNameProblem(name) {
             throw DistributorBusError("\(name) is not a valid bus name: \(problem)")
         }
-        let fd = up_bus_wake_fd_new()
-        guard fd >= 0 else { throw DistributorBusError("eventfd: \(String(cString: strerror(errno)))") }
-        let bus = DistributorBus(wakeFD: fd)
-        try await withCheckedThrowingContinuation { (opened: CheckedContinuation<Void, any Error>) in
-            let thread = Thread { bus.run(name: name, address: address, opened: opened) }
-            thread.name = "unifiedpush bus"
-            thread.start()
+        // A reply given just after stop() still goes out.
+        guard let queue = BusJobQueue(afterStop: .runBeforeClosing) else {
+            throw DistributorBusError("eventfd: \(String(cString: strerror(errno)))")
+        }
+        let bus = DistributorBus(queue: queue)
+        try await BusJobQueue.startThread(named: "unifiedpush bus") { opened in
+            bus.run(name: name, address: address, opened: opened)
         }
         return bus
     }
@@ -66,10 +67,7 @@ public final class DistributorBus: Sendable {
             return
         }
         opened.resume()
-        while let jobs = queue.take() {
-            for job in jobs { job(bus) }
-            if up_bus_run_once(bus, queue.wakeFD, 1_000_000) < 0 { break }
-        }
+        queue.serve(bus, connection: up_bus_connection(bus))
         queue.close { left in
             for job in left { job(bus) }
             inbox.deliveries.failAll("the session bus connection was closed before the app answered")
@@ -91,24 +89,7 @@ public final class DistributorBus: Sendable {
     /// Runs `call` on the bus thread with the connection and a 512-byte buffer for the error text.
     func perform<T: Sendable>(_ call: @escaping @Sendable (OpaquePointer, UnsafeMutablePointer<CChar>) -> (Int32, T))
         async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.run { bus in
-                guard let bus else {
-                    continuation.resume(throwing: DistributorBusError("the session bus connection is closed"))
-                    return
-                }
-                let error = UnsafeMutablePointer<CChar>.allocate(capacity: 512)
-                defer { error.deallocate() }
-                error[0] = 0
-                let (status, value) = call(bus, error)
-                if status < 0 {
-                    let text = error[0] != 0 ? String(cString: error) : String(cString: strerror(-status))
-                    continuation.resume(throwing: DistributorBusError("the session bus: \(text)"))
-                } else {
-                    continuation.resume(returning: value)
-                }
-            }
-        }
+        try await queue.perform(call, subject: "the session bus") { DistributorBusError($0) }
     }
 }
 

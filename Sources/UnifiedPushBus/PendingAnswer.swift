@@ -1,5 +1,6 @@
 import CUnifiedPushBus
 import Foundation
+import SessionBusThread
 import Synchronization
 
 /// A kept sd_bus_message. Only touched through BusJobQueue (on the bus thread, or under its closing lock), which is

@@ -7,11 +7,12 @@
 #include <stdint.h>
 
 typedef struct notify_bus notify_bus;
+typedef struct sd_bus sd_bus;
 
 // Kinds passed to the signal callback.
 enum { NOTIFY_BUS_ACTION_INVOKED = 1, NOTIFY_BUS_NOTIFICATION_CLOSED = 2, NOTIFY_BUS_SERVER_CHANGED = 3 };
 
-// Called from notify_bus_run_once for each signal: `text` is the action for ActionInvoked and the new server's unique
+// Called from session_bus_run_once for each signal: `text` is the action for ActionInvoked and the new server's unique
 // name (NULL: none is left) for SERVER_CHANGED (NameOwnerChanged of org.freedesktop.Notifications); `reason` is set
 // for NotificationClosed. ActionInvoked and NotificationClosed are passed on only from the server owning the name.
 typedef void (*notify_bus_signal_fn)(void *context, int kind, uint32_t id, const char *text, uint32_t reason);
@@ -32,18 +33,13 @@ int notify_bus_notify(notify_bus *bus, const char *app_name, uint32_t replaces_i
 // must not close another's notification of the same id.
 int notify_bus_close_notification(notify_bus *bus, const char *server, uint32_t id, char *error, size_t error_size);
 // The unique name of the server owning org.freedesktop.Notifications now, or NULL; valid until the next
-// notify_bus_run_once.
+// session_bus_run_once.
 const char *notify_bus_server(notify_bus *bus);
 // GetCapabilities: a NULL-terminated array of strings, each and the array freed with free().
 int notify_bus_capabilities(notify_bus *bus, char ***out, char *error, size_t error_size);
 
-// Processes what has arrived (dispatching signals), then waits up to timeout_usec for more or for `wake_fd` to become
-// readable (it is then drained). Returns a negative errno when the connection is lost.
-int notify_bus_run_once(notify_bus *bus, int wake_fd, uint64_t timeout_usec);
-
-// The eventfd a caller writes to (notify_bus_wake) so notify_bus_run_once returns and takes up queued calls.
-int notify_bus_wake_fd_new(void);
-void notify_bus_wake(int wake_fd);
-void notify_bus_wake_fd_free(int wake_fd);
+// The connection, for CSessionBusLoop's session_bus_run_once on the bus's thread: signals are dispatched to
+// `on_signal` from there.
+sd_bus *notify_bus_connection(notify_bus *bus);
 
 #endif

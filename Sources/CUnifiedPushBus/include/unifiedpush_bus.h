@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 typedef struct up_bus up_bus;
+typedef struct sd_bus sd_bus;
 
 // What an app asked the distributor.
 enum { UP_BUS_REGISTER = 1, UP_BUS_UNREGISTER = 2 };
@@ -29,12 +30,12 @@ typedef struct up_bus_call {
     void *message;
 } up_bus_call;
 
-// Called from up_bus_run_once for each well-formed call. Returns 0 when Swift took the call (it replies later), or a
-// negative value with a reason written to `error`: the caller then gets org.freedesktop.DBus.Error.InvalidArgs.
+// Called from session_bus_run_once for each well-formed call. Returns 0 when Swift took the call (it replies later),
+// or a negative value with a reason written to `error`: the caller then gets org.freedesktop.DBus.Error.InvalidArgs.
 typedef int (*up_bus_call_fn)(void *context, const up_bus_call *call, char *error, size_t error_size);
-// Called from up_bus_run_once when a connector call started by up_bus_call_connector ends: an error (its D-Bus name
-// and text, also the bus's own for a timeout or a lost connection) or NULL for a method return; `acknowledged_id`
-// is the "id" a Connector2 Message reply carried (NULL when it had none).
+// Called from session_bus_run_once when a connector call started by up_bus_call_connector ends: an error (its D-Bus
+// name and text, also the bus's own for a timeout or a lost connection) or NULL for a method return;
+// `acknowledged_id` is the "id" a Connector2 Message reply carried (NULL when it had none).
 typedef void (*up_bus_reply_fn)(void *context, uint64_t request, const char *error_name, const char *error_message,
                                 const char *acknowledged_id);
 
@@ -44,9 +45,9 @@ int up_bus_open(up_bus **out, const char *address, const char *name, up_bus_call
                 void *context, char *error, size_t error_size);
 void up_bus_close(up_bus *bus);
 
-// Processes what has arrived (calls, replies, timeouts), then waits up to timeout_usec for more or for `wake_fd` to
-// become readable (it is then drained). Returns a negative errno when the connection is lost.
-int up_bus_run_once(up_bus *bus, int wake_fd, uint64_t timeout_usec);
+// The connection, for CSessionBusLoop's session_bus_run_once on the bus's thread: calls, connector replies and their
+// timeouts reach on_call and on_reply from there.
+sd_bus *up_bus_connection(up_bus *bus);
 
 void *up_bus_message_ref(void *message);
 void up_bus_message_unref(void *message);
@@ -64,10 +65,5 @@ int up_bus_call_connector(up_bus *bus, uint64_t request, const char *service, in
 // The bus daemon's NameHasOwner and whether ListActivatableNames holds `name` (synchronous: it answers at once).
 int up_bus_name_has_owner(up_bus *bus, const char *name, int *has_owner, char *error, size_t error_size);
 int up_bus_is_activatable(up_bus *bus, const char *name, int *activatable, char *error, size_t error_size);
-
-// The eventfd a caller writes to (up_bus_wake) so up_bus_run_once returns and takes up queued work.
-int up_bus_wake_fd_new(void);
-void up_bus_wake(int wake_fd);
-void up_bus_wake_fd_free(int wake_fd);
 
 #endif
