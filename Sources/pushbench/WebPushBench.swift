@@ -73,7 +73,6 @@ struct WebPushBench: AsyncParsableCommand {
         try FileManager.default.createDirectory(atPath: scratch, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: scratch) }
         let loadAtStart = Self.loadAverage()
-        let flushesBefore = try FlushProbe.line(directory: scratch)
         let paths = try parsedPaths(), sizes = numbers(sizes)!, senderCounts = numbers(senders)!
         let account = try await ServiceAccount.make(in: scratch)
         let es256 = es256Samples > 0 ? ES256Cost.measure(samples: es256Samples) : nil
@@ -82,7 +81,12 @@ struct WebPushBench: AsyncParsableCommand {
         var deliveryEnd = ""
         var originLimitsTurnedOff = false
 
+        var roundLines: [String] = []
         for round in 1...rounds {
+            // The disk's speed moves every durable figure within minutes on this shared VM: each round says its own.
+            let roundLine = "round \(round): \(try FlushProbe.line(directory: scratch)); load average \(Self.loadAverage())"
+            roundLines.append(roundLine)
+            log(roundLine)
             for path in paths {
                 let relay = try await BenchRelay.start(directory: scratch + "/relay-\(round)-\(path.rawValue)",
                                                        servicePublicKey: account.publicKeyPath)
@@ -135,8 +139,8 @@ struct WebPushBench: AsyncParsableCommand {
 
         let flushesAfter = try FlushProbe.line(directory: scratch)
         print("""
-        \(flushesBefore) (before the rounds)
-        \(flushesAfter) (after them)
+        \(roundLines.joined(separator: "\n"))
+        after the rounds: \(flushesAfter)
         load average (1, 5, 15 min): \(loadAtStart) at the start, \(Self.loadAverage()) at the end
         pushrelay \(Binaries.path("pushrelay")) on SQLite, started afresh for each send path in each round; \(rounds) round(s), paths in turn: \(paths.map(\.title).joined(separator: ", "))
         delivered to: \(deliveryEnd)
