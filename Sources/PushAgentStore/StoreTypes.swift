@@ -48,9 +48,9 @@ public struct StoredApproval: Sendable {
     public var approval: Approval
     public var answerContext: Data
 
-    public init(approval: Approval, answerContext: Data) {
-        self.approval = approval
-        self.answerContext = answerContext
+    /// The same approval moved on (its state, its resolution), with what answering it needs.
+    public func with(_ approval: Approval) -> StoredApproval {
+        StoredApproval(approval: approval, answerContext: answerContext)
     }
 }
 

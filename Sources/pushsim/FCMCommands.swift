@@ -39,10 +39,8 @@ struct FCMCommand: AsyncParsableCommand {
 
         func run() async throws {
             do {
-                try await FCMEmulatorServer.run(.init(listen: SimAddress(parsing: listen)!,
-                                                      mcsListen: SimAddress(parsing: mcsListen)!,
-                                                      certificateFile: tlsCert, privateKeyFile: tlsKey,
-                                                      stateFile: state))
+                try await FCMEmulatorServer.run(listen: SimAddress(parsing: listen)!, mcsListen: SimAddress(parsing: mcsListen)!,
+                                                certificateFile: tlsCert, privateKeyFile: tlsKey, stateFile: state)
             } catch let error as ListenError {
                 throw CommandFailure(message: "\(error)")
             } catch where ListenError.isBindFailure(error) {

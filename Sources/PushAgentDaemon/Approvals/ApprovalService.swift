@@ -104,7 +104,7 @@ struct ApprovalService: Sendable {
         try await store.audit(event: next == .approving ? "approve" : "deny", peer: peer, subject: approval.id,
                               detail: resolution.number.map { "number=\($0)" } ?? resolution.reason.map { "reason=\($0.rawValue)" })
         await events.publish(.approvalUpdated(started))
-        let task = inFlight.start { await send(StoredApproval(approval: started, answerContext: stored.answerContext), decision) }
+        let task = inFlight.start { await send(stored.with(started), decision) }
         return (started, task)
     }
 
