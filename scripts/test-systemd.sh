@@ -190,7 +190,8 @@ new_pending_id() {
 check_units_statically() {
     local units=(/usr/lib/systemd/system/pushagentd.service /usr/lib/systemd/system/pushagentd.socket
                  /usr/lib/systemd/system/pushrelay.service /usr/lib/systemd/user/pushagentd.service
-                 /usr/lib/systemd/user/pushagentd.socket /usr/lib/systemd/user/pushagent-notify.service)
+                 /usr/lib/systemd/user/pushagentd.socket /usr/lib/systemd/user/pushagent-notify.service
+                 /usr/lib/systemd/user/pushagent-unifiedpush.service)
     local unit output
     for unit in "${units[@]}"; do
         output=$(ct systemd-analyze verify "$unit" 2>&1)
@@ -343,8 +344,28 @@ check_user_units() {
         "$(ct stat -c '%U %a' /home/carol/.local/state/pushagent/agent.sqlite)" = "carol 600"
     check "alice (an operator of the system daemon) cannot open carol's socket" \
         refused_as alice "ermission denied" pushctl --socket "$runtime/pushagent/pushagentd.sock" status
+    check_unifiedpush_distributor
     check "systemctl --user stop pushagentd.service exits cleanly" as_carol systemctl --user stop pushagentd.service
     check "… with result success" test "$(as_carol systemctl --user show -P Result pushagentd.service)" = success
+}
+
+# The UnifiedPush distributor in carol's session (her user manager's session bus, dbus-user-session): the user unit
+# owns the name once started (Type=dbus), an app's Register gets REGISTRATION_SUCCEEDED from her own pushagentd's
+# relay, and, stopped, the bus starts it again through the D-Bus service file when an app calls it.
+check_unifiedpush_distributor() {
+    local name=org.unifiedpush.Distributor.pushagent
+    registered() {
+        as_carol env DBUS_SESSION_BUS_ADDRESS="unix:path=$runtime/bus" busctl --user call "$name" /org/unifiedpush/Distributor \
+            org.unifiedpush.Distributor1 Register sss org.example.SystemdTestApp "token-$1" "systemd test" | grep REGISTRATION_SUCCEEDED
+    }
+    listed() { as_carol pushctl webpush list | grep org.example.SystemdTestApp; }
+    check "systemctl --user enable --now pushagent-unifiedpush (returns with the name owned)" \
+        as_carol systemctl --user enable --now pushagent-unifiedpush.service
+    check "an app's Register through the distributor succeeds" registered one
+    check "pushctl webpush list shows the app" listed
+    check "systemctl --user stop pushagent-unifiedpush" as_carol systemctl --user stop pushagent-unifiedpush.service
+    check "an app's call starts it again (D-Bus activation through the user unit)" registered two
+    check "… as pushagent-unifiedpush.service" test "$(as_carol systemctl --user is-active pushagent-unifiedpush.service)" = active
 }
 
 main() {

@@ -67,9 +67,12 @@ public struct WebPushSubscriptionsResponse: Codable, Sendable, Equatable {
         public var lastDeliveryAt: Date?
         /// The UnifiedPush app it was registered for; nil for a script's subscription.
         public var app: UnifiedPushApp?
+        /// The relay has forgotten it (pushagentd registered with the relay anew): its senders get 404 or 410. An app's
+        /// is made again when the app registers again (the distributor does so); a script's, by subscribing again.
+        public var stale: Bool
 
         public init(name: String, ownerUid: UInt32, endpoint: String, createdAt: Date, received: Int, undelivered: Int,
-                    lastDeliveryAt: Date?, app: UnifiedPushApp?) {
+                    lastDeliveryAt: Date?, app: UnifiedPushApp?, stale: Bool) {
             self.name = name
             self.ownerUid = ownerUid
             self.endpoint = endpoint
@@ -78,11 +81,12 @@ public struct WebPushSubscriptionsResponse: Codable, Sendable, Equatable {
             self.undelivered = undelivered
             self.lastDeliveryAt = lastDeliveryAt
             self.app = app
+            self.stale = stale
         }
 
         enum CodingKeys: String, CodingKey {
             case name, ownerUid = "owner_uid", endpoint, createdAt = "created_at", received, undelivered
-            case lastDeliveryAt = "last_delivery_at", app
+            case lastDeliveryAt = "last_delivery_at", app, stale
         }
     }
 

@@ -99,9 +99,10 @@ public final class UnifiedPushDistributor: Sendable {
         while !Task.isCancelled {
             do {
                 let apps = try await client.webPushSubscriptions().subscriptions.compactMap { listed in
-                    listed.app.map { (name: listed.name, app: $0) }
+                    listed.app.map { (name: listed.name, app: $0, stale: listed.stale) }
                 }
-                for (name, app) in apps {
+                for (name, app, stale) in apps {
+                    if stale { await renew(app) }
                     deliver(to: name, app)
                     if try await bus.isInstalled(app.service) {
                         missingSince[name] = nil
@@ -119,6 +120,18 @@ public final class UnifiedPushDistributor: Sendable {
                 log("could not read the registrations: \(error)")
             }
             try? await Task.sleep(for: settings.reconcileEvery)
+        }
+    }
+
+    /// Registers the app again for it, when the relay has forgotten its subscription (pushagentd registered with the
+    /// relay anew): pushagentd makes it again, its waiting messages kept, and the app learns its new endpoint.
+    private func renew(_ app: UnifiedPushApp) async {
+        do {
+            let registered = try await client.unifiedPushRegister(app)
+            log("\(app.service)'s endpoint was made again (the relay had forgotten it); telling the app")
+            _ = await bus.newEndpoint(to: app.service, version: app.version, token: app.token, endpoint: registered.endpoint)
+        } catch {
+            log("could not make \(app.service)'s endpoint again now: \(error); trying again later")
         }
     }
 

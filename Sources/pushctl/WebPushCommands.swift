@@ -26,7 +26,7 @@ struct WebPush: AsyncParsableCommand {
     struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "List your Web Push subscriptions: the app, endpoint, messages received and waiting, last delivery.",
-            discussion: "APP is the UnifiedPush app a subscription was registered for through the distributor (docs/webpush.md), - for a script's.")
+            discussion: "APP is the UnifiedPush app a subscription was registered for through the distributor (docs/webpush.md), - for a script's. An endpoint the relay has forgotten (pushagentd registered with the relay anew) is shown as such: an app's is made again by the distributor, a script's by removing and subscribing again.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
@@ -34,9 +34,13 @@ struct WebPush: AsyncParsableCommand {
                 if listing.subscriptions.isEmpty { return Output.say("no Web Push subscriptions (make one with pushctl webpush subscribe NAME)") }
                 Output.table(["NAME", "UID", "APP", "RECEIVED", "WAITING", "LAST DELIVERY", "ENDPOINT"], listing.subscriptions.map {
                     [$0.name, "\($0.ownerUid)", $0.app?.service ?? "-", "\($0.received)", "\($0.undelivered)",
-                     $0.lastDeliveryAt.map { Output.relative($0) } ?? "-", $0.endpoint]
+                     $0.lastDeliveryAt.map { Output.relative($0) } ?? "-", $0.stale ? Self.forgotten($0) : $0.endpoint]
                 })
             }
+        }
+
+        static func forgotten(_ subscription: WebPushSubscriptionsResponse.Subscription) -> String {
+            subscription.app == nil ? "(forgotten by the relay: remove and subscribe again)" : "(forgotten by the relay: the distributor makes it again)"
         }
     }
 

@@ -21,9 +21,12 @@ extension WebPush {
         @Option(help: GlobalOptions.socketHelp) var socket: String?
         @Option(help: "Hours an app may be neither running nor installed before its registration is removed.")
         var forgetAfter: Double = 24
+        @Option(help: "Seconds between checks of the registrations: apps gone, endpoints the relay has forgotten.")
+        var checkEvery: Double = 60
 
         func validate() throws {
             guard forgetAfter > 0 else { throw ValidationError("--forget-after must be a positive number of hours") }
+            guard checkEvery >= 0.1 else { throw ValidationError("--check-every must be at least 0.1 seconds") }
         }
 
         func run() async throws {
@@ -39,6 +42,7 @@ extension WebPush {
             }
             var settings = UnifiedPushDistributor.Settings()
             settings.forgetAfter = .seconds(forgetAfter * 3600)
+            settings.reconcileEvery = .seconds(checkEvery)
             let distributor = UnifiedPushDistributor(bus: bus, client: ControlClient(resolving: socket), settings: settings, log: log)
             log("serving \(DistributorBus.defaultName) on the session bus")
             let stops = [SIGTERM, SIGINT].map { (number: Int32) -> any DispatchSourceSignal in

@@ -105,6 +105,41 @@ struct UnifiedPushEndToEndTests {
         }
     }
 
+    /// The relay loses its state (a new machine, a wiped disk): pushagentd registers anew, the app's old endpoint
+    /// is gone, and the distributor has pushagentd make it again and tells the app its new endpoint through
+    /// NewEndpoint; what the app's server sends there arrives.
+    @Test func anEndpointTheRelayForgotIsMadeAgainAndTheAppToldIt() async throws {
+        try await Cluster.run { cluster in
+            try await cluster.startDaemon()
+            try await withSessionBus { session in
+                try await UnifiedPushConnector.install()
+                let distributor = try await Self.startDistributor(cluster, session, checkEvery: 1)
+                let log = session.directory + "/renewed.jsonl"
+                let app = try await UnifiedPushConnector.serve([Self.app], log: log, on: session)
+                #expect(try await UnifiedPushConnector.register(Self.app, token: "renew-token", version: 2, on: session).success
+                        == "REGISTRATION_SUCCEEDED")
+                let endpoints = { UnifiedPushConnector.loggedCalls(log).filter { $0.method == "NewEndpoint" }.compactMap(\.endpoint) }
+                try await eventually("the first endpoint") { endpoints().count == 1 }
+                let first = try #require(endpoints().first)
+
+                let port = try #require(URL(string: cluster.relayURL)?.port)
+                await cluster.relay?.stop()
+                try FileManager.default.removeItem(atPath: cluster.directory + "/relay")
+                try await cluster.startRelay(port: port)
+                try await eventually("the app is told a new endpoint", timeout: .seconds(60)) {
+                    endpoints().count >= 2 && endpoints().last != first
+                }
+                let renewed = try #require(endpoints().last)
+                let listed = try await cluster.client.webPushSubscriptions().subscriptions
+                #expect(listed.map(\.endpoint) == [renewed] && listed.map(\.stale) == [false])
+                let sent = [try await Self.send("to the endpoint made again", to: renewed, vapid: nil)]
+                try await Self.expectDelivered(sent, log: log, what: "the new endpoint reaches the app")
+                await app.stop()
+                await distributor.stop()
+            }
+        }
+    }
+
     // MARK: - Parts
 
     struct Sent {
@@ -116,9 +151,11 @@ struct UnifiedPushEndToEndTests {
         var auth: String
     }
 
-    private static func startDistributor(_ cluster: Cluster, _ session: PrivateSessionBus) async throws -> ManagedProcess {
+    private static func startDistributor(_ cluster: Cluster, _ session: PrivateSessionBus, checkEvery: Int = 60) async throws
+        -> ManagedProcess {
         let process = try ManagedProcess(name: "pushctl webpush distributor", executable: Binaries.path("pushctl"),
-                                         arguments: ["webpush", "distributor", "--socket", cluster.socketPath],
+                                         arguments: ["webpush", "distributor", "--socket", cluster.socketPath,
+                                                     "--check-every", "\(checkEvery)"],
                                          environment: session.environment)
         _ = try await process.waitForLine(startingWith: "pushctl webpush distributor: serving")
         return process

@@ -156,4 +156,19 @@ struct StoreWebPushTests {
                     "its redelivery is still recognised")
         }
     }
+
+    @Test func aSubscriptionMadeAgainKeepsItsNameAndItsWaitingMessages() async throws {
+        try await withStore { store in
+            let old = subscription("chat", owner: 1000, relayID: "wps_old", for: .app(Self.app))
+            try await store.addWebPushSubscription(old)
+            _ = try await store.storeWebPushArrivals([arrival("m1", seq: 1, to: "wps_old"), arrival("m2", seq: 2, to: "wps_old")])
+            try await store.acknowledgeWebPushMessages(["m1"], subscriptionID: "wps_old")
+            let new = subscription("chat", owner: 1000, relayID: "wps_new", for: .app(Self.app))
+            try await store.replaceWebPushSubscription(old, with: new)
+            #expect(try await store.webPushSubscription(named: "chat", ownerUID: 1000).relayID == "wps_new")
+            #expect(try await store.webPushSubscription(appToken: Self.app.token, ownerUID: 1000)?.relayID == "wps_new")
+            #expect(try await store.undeliveredWebPushMessages(subscriptionID: "wps_new").map(\.id) == ["m2"])
+            #expect(try await store.webPushSubscriptions(ownerUID: nil).map(\.subscription.relayID) == ["wps_new"])
+        }
+    }
 }

@@ -8,13 +8,19 @@ import PushAgentStore
 extension WebPushSubscriptions {
     /// The app's subscription, made at the relay on its first registration. The same token again is the same
     /// registration (the UnifiedPush specification has an app register again at every start): its endpoint stays,
-    /// unless the app now gives another VAPID key, which the relay's subscription is bound to; then it is replaced.
+    /// unless the app now gives another VAPID key, which the relay's subscription is bound to, or the relay has
+    /// forgotten it (this device registered anew); then it is made again, the messages not yet taken kept.
     func register(_ app: UnifiedPushApp, peer: Peer) async throws -> (UnifiedPushRegistered, created: Bool) {
         if let problem = app.problem { throw ServiceError(.invalidArgument, problem) }
         if let existing = try await store.webPushSubscription(appToken: app.token, ownerUID: peer.uid),
            let known = existing.receiver.app {
             guard known.service == app.service else {
                 throw ServiceError(.conflict, "the connection token is already registered by \(known.service), not \(app.service): a connector chooses a new random token for each registration")
+            }
+            if isStale(existing, device: try await store.deviceIdentity()) {
+                let renewed = try await create(name: existing.name, for: .app(app), peer: peer, replacing: existing)
+                logger.notice("UnifiedPush app \(app.service)'s subscription made again: the relay had forgotten this device")
+                return (UnifiedPushRegistered(name: renewed.name, endpoint: renewed.endpoint), true)
             }
             if known.vapid == app.vapid {
                 if known != app {

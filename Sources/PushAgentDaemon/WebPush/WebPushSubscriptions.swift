@@ -25,17 +25,23 @@ struct WebPushSubscriptions: Sendable {
                                           auth: keys.authSecret.base64URLUnpadded)
     }
 
-    /// A new subscription at the relay, kept here for `receiver`; its VAPID key, if the receiver is an app that gave one.
-    func create(name: String, for receiver: WebPushReceiver, peer: Peer) async throws -> WebPushSubscription {
+    /// A new subscription at the relay, kept here for `receiver` (in the place of `replacing`, one the relay forgot);
+    /// its VAPID key, if the receiver is an app that gave one.
+    func create(name: String, for receiver: WebPushReceiver, peer: Peer, replacing stale: WebPushSubscription? = nil) async throws
+        -> WebPushSubscription {
         let device = try await registeredDevice()
         let created = try await relayCall("create a Web Push subscription") {
             try await relay.createWebPushSubscription(deviceId: device.deviceId, secret: device.secret,
                                                       applicationServerKey: receiver.app?.vapid)
         }
-        let subscription = WebPushSubscription(name: name, ownerUID: peer.uid, relayID: created.id,
+        let subscription = WebPushSubscription(name: name, ownerUID: stale?.ownerUID ?? peer.uid, relayID: created.id,
                                                endpoint: created.endpoint, receiver: receiver, createdAt: Date())
         do {
-            try await store.addWebPushSubscription(subscription)
+            if let stale {
+                try await store.replaceWebPushSubscription(stale, with: subscription)
+            } else {
+                try await store.addWebPushSubscription(subscription)
+            }
         } catch {
             // Not kept here, so nobody could read its messages: it must not take any at the relay either.
             try? await relay.removeWebPushSubscription(id: created.id, deviceId: device.deviceId, secret: device.secret)
@@ -47,8 +53,16 @@ struct WebPushSubscriptions: Sendable {
     }
 
     func list(peer: Peer) async throws -> WebPushSubscriptionsResponse {
-        WebPushSubscriptionsResponse(subscriptions: try await store.webPushSubscriptions(ownerUID: Self.scope(of: peer))
-            .map(Self.listed))
+        let device = try await store.deviceIdentity()
+        return WebPushSubscriptionsResponse(subscriptions: try await store.webPushSubscriptions(ownerUID: Self.scope(of: peer))
+            .map { Self.listed($0, stale: isStale($0.subscription, device: device)) })
+    }
+
+    /// Whether the relay has forgotten the subscription: it was made for a device registration that has since been
+    /// replaced (the relay lost the device, or relay_url changed), so its endpoint answers 404 or 410 to senders.
+    func isStale(_ subscription: WebPushSubscription, device: DeviceIdentity?) -> Bool {
+        guard let device, device.relayURL == relay.baseURL else { return true }
+        return subscription.createdAt < device.registeredAt
     }
 
     /// Removed at the relay first, so its senders get 410; a relay that cannot be reached leaves it in place, to try again.
@@ -67,7 +81,7 @@ struct WebPushSubscriptions: Sendable {
         try await store.removeWebPushSubscription(relayID: subscription.relayID)
         logger.notice("Web Push subscription '\(name)' of uid \(subscription.ownerUID) removed by uid \(peer.uid)",
                       metadata: ["webpush_subscription": "\(subscription.relayID)", "peer_uid": "\(peer.uid)"])
-        return usage.map(Self.listed) ?? Self.listed(.init(subscription: subscription, received: 0, undelivered: 0))
+        return Self.listed(usage ?? .init(subscription: subscription, received: 0, undelivered: 0), stale: false)
     }
 
     /// The messages not yet acknowledged, decrypted, oldest first; when there are none, the first to come within `wait`.
@@ -117,10 +131,10 @@ struct WebPushSubscriptions: Sendable {
     /// Whose subscriptions the peer may see and use: its own, or (root) everyone's.
     private static func scope(of peer: Peer) -> UInt32? { peer.uid == 0 ? nil : peer.uid }
 
-    static func listed(_ usage: WebPushSubscriptionUsage) -> WebPushSubscriptionsResponse.Subscription {
+    static func listed(_ usage: WebPushSubscriptionUsage, stale: Bool) -> WebPushSubscriptionsResponse.Subscription {
         .init(name: usage.subscription.name, ownerUid: usage.subscription.ownerUID, endpoint: usage.subscription.endpoint,
               createdAt: usage.subscription.createdAt, received: usage.received, undelivered: usage.undelivered,
-              lastDeliveryAt: usage.lastDeliveryAt, app: usage.subscription.receiver.app)
+              lastDeliveryAt: usage.lastDeliveryAt, app: usage.subscription.receiver.app, stale: stale)
     }
 
     private func registeredDevice() async throws -> DeviceIdentity {

@@ -24,6 +24,24 @@ extension AgentStore {
         }
     }
 
+    /// Puts `new` (a subscription made at the relay again, after the relay forgot this device) in the place of `old`:
+    /// same name and owner, and the messages not yet taken move over, so its reader loses nothing.
+    public func replaceWebPushSubscription(_ old: WebPushSubscription, with new: WebPushSubscription) async throws {
+        let secrets = try sealer.seal(try JSONEncoder().encode(SealedWebPushSecrets(new)),
+                                      context: SealedColumn.webPushSubscription(new.relayID))
+        try await pool.write { db in
+            // The old row keeps its messages until they have moved; its name steps aside for the new row meanwhile.
+            try db.execute(sql: "UPDATE webpush_subscriptions SET name = name || '.replaced', app_token_digest = NULL WHERE relay_subscription_id = ?",
+                           arguments: [old.relayID])
+            try db.execute(sql: """
+                INSERT INTO webpush_subscriptions (relay_subscription_id, name, owner_uid, sealed, created_at, app_token_digest)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """, arguments: [new.relayID, new.name, new.ownerUID, secrets, new.createdAt, new.receiver.app?.tokenDigest])
+            try db.execute(sql: "UPDATE webpush_messages SET subscription_id = ? WHERE subscription_id = ?", arguments: [new.relayID, old.relayID])
+            try db.execute(sql: "DELETE FROM webpush_subscriptions WHERE relay_subscription_id = ?", arguments: [old.relayID])
+        }
+    }
+
     /// Seals `subscription`'s receiver anew (an app that registered again with another description or connector
     /// version), keeping its messages.
     public func updateWebPushReceiver(_ subscription: WebPushSubscription) async throws {
