@@ -1,4 +1,5 @@
 import Foundation
+import RelayWire
 
 /// Random identifiers and credentials, from the kernel CSPRNG (getrandom), which is what makes the tokens and
 /// secrets unguessable.
@@ -34,12 +35,7 @@ enum Identifiers {
     }
 
     /// Unpadded URL-safe base64 (RFC 4648 §5).
-    static func base64URL(_ bytes: some Sequence<UInt8>) -> String {
-        Data(bytes).base64EncodedString()
-            .replacingOccurrences(of: "+", with: "-")
-            .replacingOccurrences(of: "/", with: "_")
-            .replacingOccurrences(of: "=", with: "")
-    }
+    static func base64URL(_ bytes: some Sequence<UInt8>) -> String { Base64URL.encode(bytes) }
 }
 
 /// RFC 3339 in UTC with whole seconds: the form every RFC 3339 parser accepts.

@@ -42,7 +42,14 @@ public struct VAPIDAuthorization: Sendable, Equatable {
     /// VAPID, and checks the VAPID of those that carry it. Returns the sender's `sub` contact, if it gave one.
     @discardableResult
     public static func authorize(_ header: String?, subscriptionKey: Data?, origin: String, now: Int64) throws(WebPushRefusal) -> String? {
-        guard let vapid = try VAPIDAuthorization(header: header) else {
+        try authorize(credentials: VAPIDAuthorization(header: header), subscriptionKey: subscriptionKey, origin: origin, now: now)
+    }
+
+    /// The same for credentials already read from the header (`init(header:)`), so that a caller who needs the
+    /// verified key afterwards (the relay's per-key rate limit) reads the header once.
+    @discardableResult
+    public static func authorize(credentials vapid: VAPIDAuthorization?, subscriptionKey: Data?, origin: String, now: Int64) throws(WebPushRefusal) -> String? {
+        guard let vapid else {
             if subscriptionKey != nil {
                 throw .unauthorized("this subscription was made with an application server key: its messages need 'Authorization: vapid t=<JWT>, k=<that key>' (RFC 8292 §4)")
             }

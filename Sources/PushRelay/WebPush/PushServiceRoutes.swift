@@ -68,10 +68,11 @@ struct PushServiceRoutes: Sendable {
         guard let origin = origin.origin(requestAuthority: request.head.authority) else {
             throw WebPushRefusal(status: 400, "the request has no Host header")
         }
-        try VAPIDAuthorization.authorize(request.headers[.authorization], subscriptionKey: subscription.applicationServerKey,
+        let vapid = try VAPIDAuthorization(header: request.headers[.authorization])
+        try VAPIDAuthorization.authorize(credentials: vapid, subscriptionKey: subscription.applicationServerKey,
                                          origin: origin, now: nowMilliseconds() / 1000)
         // After VAPID: messages a restricted subscription refuses, and forged signatures, use up nobody's rate.
-        if let refusal = limiter.refusal(taking: Self.rateKeys(request, subscription: subscription)) {
+        if let refusal = limiter.refusal(taking: Self.rateKeys(request, verifiedKey: vapid?.publicKey, subscription: subscription)) {
             return Self.refusal(WebPushRefusal(status: 429, "too many messages \(Self.describe(refusal.key)); retry in \(refusal.retryAfterSeconds) s"),
                                 retryAfter: refusal.retryAfterSeconds)
         }
@@ -99,10 +100,10 @@ struct PushServiceRoutes: Sendable {
 
     /// The buckets a message counts in (`WebPushRateLimits`): its subscription's, its VAPID key's once the signature
     /// verified, and its client address's when its subscription takes messages from any sender.
-    private static func rateKeys(_ request: RelayRequest, subscription: WebPushSubscription) -> [WebPushRateLimiter.Key] {
+    /// `verifiedKey`: the header's `k`, read once in `push` and only passed on once `authorize` verified the signature.
+    private static func rateKeys(_ request: RelayRequest, verifiedKey: Data?, subscription: WebPushSubscription) -> [WebPushRateLimiter.Key] {
         var keys: [WebPushRateLimiter.Key] = [.subscription(subscription.id)]
-        // `authorize` verified the header's signature, when it had one.
-        if let vapid = try? VAPIDAuthorization(header: request.headers[.authorization]) { keys.append(.vapidKey(vapid.publicKey)) }
+        if let verifiedKey { keys.append(.vapidKey(verifiedKey)) }
         if subscription.applicationServerKey == nil, let address = WebPushClientAddress.key(request.clientAddress) {
             keys.append(.address(address))
         }
