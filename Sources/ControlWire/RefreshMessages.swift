@@ -4,24 +4,29 @@ import Foundation
 public struct RefreshResponse: Codable, Sendable, Equatable {
     public struct Failure: Codable, Sendable, Equatable {
         public var accountId: String
+        /// What went wrong, for people.
         public var error: String
-        public init(accountId: String, error: String) {
+        public init(accountId: String, error: any Error) {
             self.accountId = accountId
-            self.error = error
+            self.error = String(describing: error)
         }
         enum CodingKeys: String, CodingKey { case accountId = "account_id", error }
     }
 
     /// How many accounts were polled.
-    public var polled: Int
+    public var polled = 0
     /// The approvals the poll created (challenges already known are not repeated).
-    public var newApprovals: [String]
-    public var failures: [Failure]
+    public var newApprovals: [String] = []
+    public var failures: [Failure] = []
 
-    public init(polled: Int, newApprovals: [String], failures: [Failure]) {
-        self.polled = polled
-        self.newApprovals = newApprovals
-        self.failures = failures
+    /// Nothing polled yet: the daemon counts in what each source polls.
+    public init() {}
+
+    /// `other`'s polls added to these: the reply of several sources.
+    public mutating func add(_ other: RefreshResponse) {
+        polled += other.polled
+        newApprovals += other.newApprovals
+        failures += other.failures
     }
 
     enum CodingKeys: String, CodingKey { case polled, newApprovals = "new_approvals", failures }

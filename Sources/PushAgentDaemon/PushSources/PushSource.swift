@@ -38,12 +38,9 @@ struct PushSources: Sendable {
 
     /// `pushctl refresh`: every source that can fetch on demand does, and their answers add up.
     func refresh(into ingest: PushIngest) async throws -> RefreshResponse {
-        var total = RefreshResponse(polled: 0, newApprovals: [], failures: [])
+        var total = RefreshResponse()
         for source in all {
-            guard let response = try await source.refresh(into: ingest) else { continue }
-            total.polled += response.polled
-            total.newApprovals += response.newApprovals
-            total.failures += response.failures
+            if let response = try await source.refresh(into: ingest) { total.add(response) }
         }
         return total
     }

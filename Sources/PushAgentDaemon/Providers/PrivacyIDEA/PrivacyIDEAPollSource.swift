@@ -54,14 +54,14 @@ final class PrivacyIDEAPollSource: PushSource {
 
     /// Polls every token of its provider now (`POST /v1/refresh`).
     func refresh(into ingest: PushIngest) async throws -> RefreshResponse? {
-        var response = RefreshResponse(polled: 0, newApprovals: [], failures: [])
+        var response = RefreshResponse()
         for account in try await store.accounts(provider: provider.provider) {
             response.polled += 1
             do {
                 response.newApprovals += try await poll(account, into: ingest)
                 reschedule(account.account.id, failed: nil)
             } catch {
-                response.failures.append(.init(accountId: account.account.id, error: "\(error)"))
+                response.failures.append(.init(accountId: account.account.id, error: error))
             }
         }
         return response
