@@ -30,8 +30,8 @@ extension ControlClient {
         try await call("POST", "/v1/webpush/subscriptions/\(escape(name))/messages/ack", body: WebPushAckRequest(ids: ids))
     }
 
-    /// Registers a UnifiedPush app (the distributor, for an app's connector): its subscription's name and endpoint.
-    public func unifiedPushRegister(_ app: UnifiedPushApp) async throws -> UnifiedPushRegistered {
+    /// Registers a UnifiedPush app (the distributor, for an app's connector): its subscription, name and endpoint.
+    public func unifiedPushRegister(_ app: UnifiedPushApp) async throws -> WebPushSubscriptionsResponse.Subscription {
         try await call("POST", "/v1/webpush/apps", body: app)
     }
 

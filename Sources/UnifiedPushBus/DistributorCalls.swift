@@ -23,15 +23,6 @@ public struct RegisterCall: Sendable {
     /// The caller's unique connection name (":1.42"): which connection asked, as opposed to the name it claims.
     public let sender: String
 
-    public init(service: String, token: String, description: String?, vapid: String?, version: ConnectorVersion,
-                sender: String) {
-        self.service = service
-        self.token = token
-        self.description = description
-        self.vapid = vapid
-        self.version = version
-        self.sender = sender
-    }
 }
 
 /// Why a registration failed, in the spec's words: the app decides from it whether to retry, wait for the network,
@@ -49,11 +40,6 @@ public struct UnregisterCall: Sendable {
     public let version: ConnectorVersion
     public let sender: String
 
-    public init(token: String, version: ConnectorVersion, sender: String) {
-        self.token = token
-        self.version = version
-        self.sender = sender
-    }
 }
 
 /// A call an app made to the distributor. The app waits for the answer on the bus, so it is given exactly once;

@@ -10,7 +10,7 @@ extension WebPushSubscriptions {
     /// registration (the UnifiedPush specification has an app register again at every start): its endpoint stays,
     /// unless the app now gives another VAPID key, which the relay's subscription is bound to, or the relay has
     /// forgotten it (this device registered anew); then it is made again, the messages not yet taken kept.
-    func register(_ app: UnifiedPushApp, peer: Peer) async throws -> (UnifiedPushRegistered, created: Bool) {
+    func register(_ app: UnifiedPushApp, peer: Peer) async throws -> (WebPushSubscriptionsResponse.Subscription, created: Bool) {
         if let problem = app.problem { throw ServiceError(.invalidArgument, problem) }
         if let existing = try await store.webPushSubscription(appToken: app.token, ownerUID: peer.uid),
            let known = existing.receiver.app {
@@ -20,7 +20,7 @@ extension WebPushSubscriptions {
             if isStale(existing, device: try await store.deviceIdentity()) {
                 let renewed = try await create(name: existing.name, for: .app(app), peer: peer, replacing: existing)
                 logger.notice("UnifiedPush app \(app.service)'s subscription made again: the relay had forgotten this device")
-                return (UnifiedPushRegistered(name: renewed.name, endpoint: renewed.endpoint), true)
+                return (try await listing(of: renewed), true)
             }
             if known.vapid == app.vapid {
                 if known != app {
@@ -28,12 +28,12 @@ extension WebPushSubscriptions {
                     updated.receiver = .app(app)
                     try await store.updateWebPushReceiver(updated)
                 }
-                return (UnifiedPushRegistered(name: existing.name, endpoint: existing.endpoint), false)
+                return (try await listing(of: existing), false)
             }
             _ = try await remove(existing, peer: peer)
         }
         let subscription = try await create(name: Self.name(for: app), for: .app(app), peer: peer)
-        return (UnifiedPushRegistered(name: subscription.name, endpoint: subscription.endpoint), true)
+        return (try await listing(of: subscription), true)
     }
 
     /// Removes the registration the app's connector names by its token (at the relay first: 410 to its senders).

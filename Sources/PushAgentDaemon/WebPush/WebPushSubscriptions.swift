@@ -72,8 +72,7 @@ struct WebPushSubscriptions: Sendable {
 
     func remove(_ subscription: WebPushSubscription, peer: Peer) async throws -> WebPushSubscriptionsResponse.Subscription {
         let name = subscription.name
-        let usage = try await store.webPushSubscriptions(ownerUID: subscription.ownerUID)
-            .first { $0.subscription.relayID == subscription.relayID }
+        let listed = try await listing(of: subscription)
         let device = try await registeredDevice()
         try await relayCall("remove the Web Push subscription '\(name)'") {
             try await relay.removeWebPushSubscription(id: subscription.relayID, deviceId: device.deviceId, secret: device.secret)
@@ -81,7 +80,7 @@ struct WebPushSubscriptions: Sendable {
         try await store.removeWebPushSubscription(relayID: subscription.relayID)
         logger.notice("Web Push subscription '\(name)' of uid \(subscription.ownerUID) removed by uid \(peer.uid)",
                       metadata: ["webpush_subscription": "\(subscription.relayID)", "peer_uid": "\(peer.uid)"])
-        return Self.listed(usage ?? .init(subscription: subscription, received: 0, undelivered: 0), stale: false)
+        return listed
     }
 
     /// The messages not yet acknowledged, decrypted, oldest first; when there are none, the first to come within `wait`.
@@ -130,6 +129,14 @@ struct WebPushSubscriptions: Sendable {
 
     /// Whose subscriptions the peer may see and use: its own, or (root) everyone's.
     private static func scope(of peer: Peer) -> UInt32? { peer.uid == 0 ? nil : peer.uid }
+
+    /// The subscription as the list shows it, read now.
+    func listing(of subscription: WebPushSubscription) async throws -> WebPushSubscriptionsResponse.Subscription {
+        guard let usage = try await store.webPushSubscriptions(ownerUID: subscription.ownerUID, relayID: subscription.relayID).first else {
+            throw ServiceError(.notFound, "the Web Push subscription '\(subscription.name)' is gone")
+        }
+        return Self.listed(usage, stale: false)
+    }
 
     static func listed(_ usage: WebPushSubscriptionUsage, stale: Bool) -> WebPushSubscriptionsResponse.Subscription {
         .init(name: usage.subscription.name, ownerUid: usage.subscription.ownerUID, endpoint: usage.subscription.endpoint,

@@ -53,18 +53,19 @@ extension AgentStore {
         }
     }
 
-    /// The subscriptions of `ownerUID` (every owner's when nil), by name, with their message counts (a message whose
+    /// The subscriptions of `ownerUID` (every owner's when nil; only `relayID` when given), by name, with their message counts (a message whose
     /// TTL ran out before it was taken is received, not waiting).
-    public func webPushSubscriptions(ownerUID: UInt32?, now: Date = Date()) async throws -> [WebPushSubscriptionUsage] {
+    public func webPushSubscriptions(ownerUID: UInt32?, relayID: String? = nil, now: Date = Date()) async throws
+        -> [WebPushSubscriptionUsage] {
         try await pool.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT s.*, COUNT(m.relay_message_id) AS received,
                        COUNT(CASE WHEN m.delivered_at IS NULL AND (m.expires_at IS NULL OR m.expires_at > ?) THEN 1 END) AS undelivered,
                        MAX(m.delivered_at) AS last_delivery_at
                 FROM webpush_subscriptions s LEFT JOIN webpush_messages m ON m.subscription_id = s.relay_subscription_id
-                WHERE ? IS NULL OR s.owner_uid = ?
+                WHERE (? IS NULL OR s.owner_uid = ?) AND (? IS NULL OR s.relay_subscription_id = ?)
                 GROUP BY s.relay_subscription_id ORDER BY s.name, s.owner_uid
-                """, arguments: [now, ownerUID, ownerUID])
+                """, arguments: [now, ownerUID, ownerUID, relayID, relayID])
             return try rows.map { row in
                 WebPushSubscriptionUsage(subscription: try opened(row), received: row["received"],
                                          undelivered: row["undelivered"], lastDeliveryAt: row["last_delivery_at"])

@@ -38,13 +38,6 @@ public struct WebPushSubscriptionUsage: Sendable {
     public var received: Int
     public var undelivered: Int
     public var lastDeliveryAt: Date?
-
-    public init(subscription: WebPushSubscription, received: Int, undelivered: Int, lastDeliveryAt: Date? = nil) {
-        self.subscription = subscription
-        self.received = received
-        self.undelivered = undelivered
-        self.lastDeliveryAt = lastDeliveryAt
-    }
 }
 
 /// A Web Push message as the relay delivered it: still encrypted for the subscription's keys.
