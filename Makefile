@@ -78,6 +78,8 @@ test: build
 	$(MAKE) --no-print-directory man-check
 	scripts/fcm-receiver.sh install
 	scripts/firebase-admin-send.sh install
+	scripts/webpush-send.sh install
+	scripts/unifiedpush-connector.sh install
 	bash -o pipefail -c '$(SWIFT) test --skip-build 2>&1 | tee $(TEST_LOG)'
 	bash -c '$(MAKE) --no-print-directory fuzz-build > $(FUZZ_BUILD_LOG) 2>&1 & fuzz_build=$$!; \
 		trap "kill $$fuzz_build 2>/dev/null" EXIT; set -e; \
@@ -221,14 +223,15 @@ install-files:
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(SYSTEMD_DIR)/system $(DESTDIR)$(SYSTEMD_DIR)/user \
 		$(DESTDIR)$(SYSTEMD_DIR)/catalog $(DESTDIR)$(PREFIX)/lib/sysusers.d $(DESTDIR)$(PREFIX)/lib/tmpfiles.d \
 		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DOCDIR) $(DESTDIR)$(SYSCONFDIR)/pushagent $(DESTDIR)$(SYSCONFDIR)/pam.d \
-		$(DESTDIR)$(PREFIX)/share/polkit-1/actions \
+		$(DESTDIR)$(PREFIX)/share/polkit-1/actions $(DESTDIR)$(PREFIX)/share/dbus-1/services \
 		$(DESTDIR)$(PREFIX)/share/bash-completion/completions $(DESTDIR)$(PREFIX)/share/zsh/vendor-completions \
 		$(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
 	for p in $(PROGRAMS); do install -m 0755 $(INSTALL_STRIP_$(CONFIG)) $(BUILD_DIR)/$$p $(DESTDIR)$(BINDIR)/$$p; done
 	install -m 0644 systemd/pushagentd.service systemd/pushagentd.socket systemd/pushrelay.service \
 		$(DESTDIR)$(SYSTEMD_DIR)/system/
 	install -m 0644 systemd/user/pushagentd.service systemd/user/pushagentd.socket systemd/user/pushagent-notify.service \
-		$(DESTDIR)$(SYSTEMD_DIR)/user/
+		systemd/user/pushagent-unifiedpush.service $(DESTDIR)$(SYSTEMD_DIR)/user/
+	install -m 0644 dbus/org.unifiedpush.Distributor.pushagent.service $(DESTDIR)$(PREFIX)/share/dbus-1/services/
 	install -m 0644 systemd/pushagent.catalog $(DESTDIR)$(SYSTEMD_DIR)/catalog/pushagent.catalog
 	install -m 0644 systemd/pushagent.sysusers $(DESTDIR)$(PREFIX)/lib/sysusers.d/pushagent.conf
 	install -m 0644 systemd/pushagent.tmpfiles $(DESTDIR)$(PREFIX)/lib/tmpfiles.d/pushagent.conf
