@@ -15,8 +15,9 @@ dbus-fast, for the tests of pushagent's distributor; run through scripts/unified
         Owns every S (exit 1 if one is taken) and serves Connector1 and Connector2 at /org/unifiedpush/Connector for
         all of them, telling them apart by each call's destination. Prints {"ready": [names]} once they are owned.
         Appends one JSON line per call to FILE, flushed and fsynced before the reply (so a distributor that saw the
-        reply finds the line): {"service", "interface", "method", "token", "message_b64", "id", "endpoint"}, absent
-        fields null, message_b64 standard base64 with padding. Replies after --reply-delay, or never with
+        reply finds the line): {"service", "interface", "method", "token", "message_b64", "id", "endpoint",
+        "received_at"}, absent fields null, message_b64 standard base64 with padding, received_at when the handler
+        took the call (time.time(), CLOCK_REALTIME: comparable with another process's clock on the same machine). Replies after --reply-delay, or never with
         --no-reply. Exits on SIGTERM or SIGINT, and when the bus goes away. Usable as a D-Bus service file's Exec: it
         connects to $DBUS_STARTER_ADDRESS when the bus daemon started it.
 
@@ -29,6 +30,7 @@ import json
 import os
 import signal
 import sys
+import time
 
 from dbus_fast import Message, MessageFlag, MessageType, NameFlag, RequestNameReply, Variant
 from dbus_fast.aio import MessageBus
@@ -129,6 +131,7 @@ class Connector:
         return Message.new_method_return(msg, "a{sv}", [result])
 
     def record(self, msg, fields):
+        received_at = time.time()
         if not self.log:
             return
         message = fields["message"]
@@ -140,6 +143,7 @@ class Connector:
             "message_b64": base64.b64encode(bytes(message)).decode() if message is not None else None,
             "id": fields["id"],
             "endpoint": fields["endpoint"],
+            "received_at": received_at,
         }
         self.log.write(json.dumps(line) + "\n")
         self.log.flush()

@@ -107,20 +107,18 @@ final class DeliveryLog: @unchecked Sendable {
 }
 
 /// The receiving end of `pushbench webpush`: what makes the endpoints and tokens the senders send to, and reports
-/// each message that reaches it to the current `DeliveryLog`. Today the devices' own long-polls on the relay
-/// (`RelayPollEnd`): a message counts as delivered when the poll's answer carrying it has been read.
-///
-/// Issue 45's second half plugs in another end here: pushagentd as a UnifiedPush distributor, apps registered with
-/// it on a private session bus, and a message delivered when the app's `org.unifiedpush.Connector1.Message` call
-/// brings it (the body is the app's, unchanged, so its first 18 bytes are the `MessageStamp` as sent). Such an end
-/// makes its endpoints by registering apps (`webPushEndpoints`) and reports through `DeliveryLog.received` from its
-/// D-Bus handler; the senders, the runs and the report stay as they are.
+/// each message that reaches it to the current `DeliveryLog`. `--deliver-to relay-poll`: the devices' own long-polls
+/// on the relay (`RelayPollEnd`), a message delivered when the poll's answer carrying it has been read.
+/// `--deliver-to app` (issue 45's second half): pushagentd as a UnifiedPush distributor and an app registered with it
+/// on a private session bus (`AppEnd`), a message delivered when the app's `org.unifiedpush.Connector2.Message` call
+/// brings it (the body is the app's, unchanged, so its first 18 bytes are the `MessageStamp` as sent). The senders,
+/// the runs and the report are the same for both.
 protocol DeliveryEnd: AnyObject, Sendable {
     /// One line for the report: what "delivered" means for this end.
     var description: String { get }
     /// Web Push endpoints, `perRecipient` for each recipient, in an order where consecutive ones belong to different
     /// recipients; restricted to `applicationServerKey` (VAPID) when given.
-    func webPushEndpoints(perRecipient: Int, applicationServerKey: String?) throws -> [String]
+    func webPushEndpoints(perRecipient: Int, applicationServerKey: String?) async throws -> [String]
     /// FCM registration tokens, one per recipient; nil when this end takes no FCM sends.
     func fcmTokens() -> [String]?
     /// Starts receiving; from now on every message is reported to the log last given to `record(into:)`.
@@ -130,7 +128,7 @@ protocol DeliveryEnd: AnyObject, Sendable {
     var failure: String? { get }
     /// Polls the relay answered `409 cursor_ahead` (the device then starts again from 0), over the end's life.
     var restarts: Int { get }
-    func stop()
+    func stop() async
 }
 
 /// The devices' long-polls on the relay: `devices` registered devices, each keeping `GET

@@ -35,7 +35,7 @@ struct WebPushBench: AsyncParsableCommand {
     @Option(help: "Messages sent one at a time for the latency figures, per path and size.") var latencyCount = 500
     @Option(help: "VAPID JWTs: per-message (signed for every message, as pywebpush does) or reused (signed once, as a sender caching it).")
     var vapidSigning = VAPIDSigning.perMessage
-    @Option(help: "Where a message counts as delivered: relay-poll (the device's long-poll answer). Issue 45's second half adds the app's D-Bus Message call.")
+    @Option(help: "Where a message counts as delivered: relay-poll (the device's long-poll answer) or app (a UnifiedPush app's D-Bus Message call, through pushagentd and pushctl webpush distributor; Web Push paths only, --subscriptions-per-device registrations of one app; needs pushagentd, pushctl and pushsim in --bin-dir).")
     var deliverTo = "relay-poll"
     @Option(help: "ES256 signatures signed and verified in this process for the per-message cost (0: skip).") var es256Samples = 2000
     @Flag(help: "Fail unless every path delivered every message it accepted, none twice (the smoke run's check).")
@@ -44,12 +44,20 @@ struct WebPushBench: AsyncParsableCommand {
     static let senderKey = "bench-sender-key-0123456789"
 
     func validate() throws {
-        guard deliverTo == "relay-poll" else { throw ValidationError("--deliver-to: relay-poll (the only end so far)") }
+        guard ["relay-poll", "app"].contains(deliverTo) else { throw ValidationError("--deliver-to: relay-poll or app") }
+        if deliverTo == "app" {
+            guard let paths = try? parsedPaths(), paths.allSatisfy(\.isWebPush) else {
+                throw ValidationError("--deliver-to app: Web Push paths only (webpush, webpush-vapid)")
+            }
+            guard sessionBusAvailable else { throw ValidationError("--deliver-to app needs \(sessionBusPrograms.joined(separator: " and "))") }
+        }
         guard (try? parsedPaths()) != nil else { throw ValidationError("--paths: a comma-separated list of \(SendPath.allCases.map(\.rawValue))") }
         guard let sizes = numbers(sizes), sizes.allSatisfy({ (MessageStamp.byteCount...4096).contains($0) }) else {
             throw ValidationError("--sizes: comma-separated byte counts from 18 to 4096")
         }
-        guard let senders = numbers(senders), senders.allSatisfy({ $0 > 0 }) else { throw ValidationError("--senders: comma-separated counts") }
+        guard let senders = numbers(senders), senders.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("--senders: comma-separated counts, or none (latency only)")
+        }
         guard rounds > 0, devices > 0, subscriptionsPerDevice > 0, latencyCount >= 0, seconds > 0, warmup >= 0 else {
             throw ValidationError("--rounds, --devices, --subscriptions-per-device and --seconds must be positive")
         }
@@ -63,6 +71,7 @@ struct WebPushBench: AsyncParsableCommand {
     }
 
     private func numbers(_ list: String) -> [Int]? {
+        if list == "none" { return [] }
         let values = list.split(separator: ",").map { Int($0.trimmingCharacters(in: .whitespaces)) }
         return values.isEmpty || values.contains(nil) ? nil : values.compactMap { $0 }
     }
@@ -91,14 +100,15 @@ struct WebPushBench: AsyncParsableCommand {
                 let relay = try await BenchRelay.start(directory: scratch + "/relay-\(round)-\(path.rawValue)",
                                                        servicePublicKey: account.publicKeyPath)
                 originLimitsTurnedOff = relay.originLimitsTurnedOff
-                let end: any DeliveryEnd = try RelayPollEnd(port: relay.port, devices: devices)
+                let end: any DeliveryEnd = deliverTo == "app" ? try await AppEnd.start(relayPort: relay.port)
+                    : try RelayPollEnd(port: relay.port, devices: devices)
                 deliveryEnd = end.description
                 do {
                     let signer = path == .webPushVAPID ? VAPIDSigner() : nil
                     let targets: [String]
                     switch path {
                     case .webPush, .webPushVAPID:
-                        targets = try end.webPushEndpoints(perRecipient: subscriptionsPerDevice, applicationServerKey: signer?.publicKey)
+                        targets = try await end.webPushEndpoints(perRecipient: subscriptionsPerDevice, applicationServerKey: signer?.publicKey)
                     case .fcm, .fcmKey:
                         guard let tokens = end.fcmTokens() else { throw BenchError("\(deliverTo) takes no FCM sends") }
                         targets = tokens
@@ -128,11 +138,11 @@ struct WebPushBench: AsyncParsableCommand {
                     if let failure = end.failure { throw BenchError("the delivery end failed: \(failure)") }
                     results.restarts[path, default: 0] += end.restarts
                 } catch {
-                    end.stop()
+                    await end.stop()
                     await relay.process.stop()
                     throw error
                 }
-                end.stop()
+                await end.stop()
                 await relay.process.stop()
             }
         }
@@ -145,8 +155,8 @@ struct WebPushBench: AsyncParsableCommand {
         pushrelay \(Binaries.path("pushrelay")) on SQLite, started afresh for each send path in each round; \(rounds) round(s), paths in turn: \(paths.map(\.title).joined(separator: ", "))
         delivered to: \(deliveryEnd)
         Web Push rate limits: each subscription's (100 at once, then 10 a second) kept; \(originLimitsTurnedOff ? "the per-origin ones (VAPID key, client address) turned off: \(BenchRelay.originLimitsOff.split(separator: "\n").joined(separator: ", "))" : "this relay has no per-origin ones")
-        targets: Web Push round robin over \(devices * subscriptionsPerDevice) subscriptions (\(subscriptionsPerDevice) a device), FCM over the \(devices) devices' tokens; Web Push TTL 86400, Urgency normal, aes128gcm bodies of random bytes
-        VAPID: one P-256 key, an ES256 JWT (aud the relay's origin, exp 12 h) \(vapidSigning == .perMessage ? "signed for every message, as pywebpush does" : "signed once and reused"); FCM-v1: \(paths.contains(.fcm) ? "an OAuth2 access token from the relay's /token (RS256 service-account assertion), fetched once per relay" : "")\(paths.contains(.fcmKey) ? (paths.contains(.fcm) ? "; " : "") + "a static sender key" : "")
+        targets: \(deliverTo == "app" ? "Web Push round robin over \(subscriptionsPerDevice) registrations of one app (one device: pushagentd)" : "Web Push round robin over \(devices * subscriptionsPerDevice) subscriptions (\(subscriptionsPerDevice) a device), FCM over the \(devices) devices' tokens"); Web Push TTL 86400, Urgency normal, aes128gcm bodies of random bytes
+        VAPID: one P-256 key, an ES256 JWT (aud the relay's origin, exp 12 h) \(vapidSigning == .perMessage ? "signed for every message, as pywebpush does" : "signed once and reused")\(paths.contains(where: { !$0.isWebPush }) ? "; FCM-v1: " : "")\(paths.contains(.fcm) ? "an OAuth2 access token from the relay's /token (RS256 service-account assertion), fetched once per relay" : "")\(paths.contains(.fcmKey) ? (paths.contains(.fcm) ? "; " : "") + "a static sender key" : "")
         """)
         if let es256 {
             print(String(format: "VAPID in this process (swift-crypto, %d samples), the relay's work per message replicated: %.1f µs = header read %.1f + base64url and JSONDecoder %.1f + P-256 key from k %.1f + ECDSA verify %.1f; the sender's ES256 signing %.1f µs",
@@ -154,6 +164,7 @@ struct WebPushBench: AsyncParsableCommand {
                          es256.ecdsaMicroseconds, es256.signMicroseconds))
         }
         print(results.report(paths: paths, sizes: sizes, senders: senderCounts, latencyCount: latencyCount,
+                             delivered: deliverTo == "app" ? "the app's Message call" : "device's poll answer read",
                              warmup: warmup, seconds: seconds))
         if check { try results.check(paths: paths) }
     }
@@ -446,7 +457,8 @@ struct Results {
     var latency: [Key: [LatencyFigures]] = [:]
     var restarts: [SendPath: Int] = [:]
 
-    func report(paths: [SendPath], sizes: [Int], senders: [Int], latencyCount: Int, warmup: Double, seconds: Double) -> String {
+    func report(paths: [SendPath], sizes: [Int], senders: [Int], latencyCount: Int, delivered: String, warmup: Double,
+                seconds: Double) -> String {
         let peer: SendPath? = paths.contains(.fcm) ? .fcm : paths.contains(.fcmKey) ? .fcmKey : nil
         func bodyLabel(_ path: SendPath, _ size: Int) -> String {
             path.isWebPush || size <= RequestWriter.fcmLargestBody ? "\(size) B" : "\(RequestWriter.fcmLargestBody) B (FCM's most)"
@@ -455,7 +467,7 @@ struct Results {
         if latencyCount > 0 {
             text += """
 
-            One message at a time (\(latencyCount) per path and size, each sent once the previous one was delivered): sender's POST → device's poll answer read
+            One message at a time (\(latencyCount) per path and size, each sent once the previous one was delivered): sender's POST → \(delivered)
             | send path | body | p50 (ms) | p99 (ms) | relay CPU per message (ms) |
             |---|---|---|---|---|
 
@@ -467,6 +479,7 @@ struct Results {
                 }
             }
         }
+        guard !senders.isEmpty else { return text }
         text += """
 
         Throughput (\(warmup) s warm-up, then \(seconds) s counted; each sender POSTs its next message as soon as the previous one is answered): median (range) over rounds
