@@ -85,6 +85,7 @@ test: build
 		trap "kill $$fuzz_build 2>/dev/null" EXIT; set -e; \
 		$(BIN)/pushsoak $(SOAK_SHORT); \
 		$(BIN)/pushsoak --transport fcm $(SOAK_SHORT_FCM); \
+		$(BIN)/pushsoak --transport webpush $(SOAK_SHORT_WEBPUSH); \
 		scripts/demo.sh --auto; \
 		$(MAKE) --no-print-directory bench-relay-smoke; \
 		$(MAKE) --no-print-directory bench-relay-cluster-smoke; \
@@ -152,14 +153,19 @@ bench-webpush-smoke:
 # Thousands of pushes (ForgeRock and PlusAuth through pushsim) while pushagentd and pushrelay are SIGKILLed and a
 # fault proxy between them resets, truncates, delays and answers 5xx; then the same through FCM (pushsim's emulator
 # SIGKILLed and restarted on its state, MCS sessions stalled without heartbeats); fails on any lost or duplicated
-# push or answer. Sized by flags in SOAK_FLAGS or PUSHSOAK_* variables (`.build/debug/pushsoak --help`); `make test`
-# runs SOAK_SHORT and SOAK_SHORT_FCM.
+# push or answer. Then Web Push (issue 45): 1000 messages from application servers to 10 UnifiedPush apps (the spec
+# connector on a private session bus, through pushctl webpush distributor) while pushagentd and pushrelay are
+# SIGKILLed, some with a TTL that runs out while pushagentd lies killed; fails on any lost, duplicated, reordered or
+# expired-yet-delivered message. Sized by flags in SOAK_FLAGS or PUSHSOAK_* variables (`.build/debug/pushsoak
+# --help`); `make test` runs SOAK_SHORT, SOAK_SHORT_FCM and SOAK_SHORT_WEBPUSH.
 SOAK_FLAGS ?=
 SOAK_SHORT ?= --pushes 400 --rate 8 --kill-interval 3
 SOAK_SHORT_FCM ?= --pushes 200 --rate 8 --kill-interval 3
+SOAK_SHORT_WEBPUSH ?= --pushes 200 --rate 10 --kill-interval 3
 soak: build
 	$(BIN)/pushsoak $(SOAK_FLAGS)
 	$(BIN)/pushsoak --transport fcm $(SOAK_FLAGS)
+	$(BIN)/pushsoak --transport webpush $(SOAK_FLAGS)
 
 # libFuzzer targets for every parser (Fuzz/: its own package and build dir, so `swift build` never sees
 # -sanitize=fuzzer; -enable-testing lets targets reach internal parsers; lld because gold's internal error stops

@@ -17,6 +17,8 @@ public final class Cluster: @unchecked Sendable {
     public private(set) var daemon: ManagedProcess?
     /// The relay URL pushagentd is started with: the relay's own when nil, else something in between (a fault proxy).
     public var relayURLForDaemon: String?
+    /// More arguments for every start of the relay (a `--config` file, say); set before the first start.
+    public var relayArguments: [String] = []
     public var socketPath: String { directory + "/agent.sock" }
     public var stateDirectory: String { directory + "/agent" }
     public var client: ControlClient { ControlClient(socketPath: socketPath) }
@@ -49,7 +51,7 @@ public final class Cluster: @unchecked Sendable {
         let listenPort = port ?? Int(URL(string: relayURL)?.port ?? 0)
         let process = try ManagedProcess(name: "pushrelay", executable: Binaries.path("pushrelay"), arguments: [
             "--listen", "127.0.0.1:\(listenPort)", "--state-dir", directory + "/relay",
-            "--sender-key", "\(Self.project)=\(Self.senderKey)"])
+            "--sender-key", "\(Self.project)=\(Self.senderKey)"] + relayArguments)
         relay = process
         relayURL = try await process.waitForLine(startingWith: "pushrelay listening on ")
     }

@@ -21,6 +21,8 @@ struct ProcessKiller: Sendable {
     /// The share of kills aimed at the transport (the relay, or the FCM emulator and its MCS sessions half each).
     let relayShare: Double
     let kills = KillCounter()
+    /// Run while a killed daemon lies down, before it is started again (the Web Push soak's short-TTL messages).
+    var whileDaemonDown: (@Sendable () async throws -> Void)?
 
     private func nextTarget() -> Target {
         guard random.chance(relayShare) else { return .daemon }
@@ -61,7 +63,7 @@ struct ProcessKiller: Sendable {
         }
     }
 
-    private func killAndRestart(_ target: Target) async throws {
+    func killAndRestart(_ target: Target) async throws {
         if target == .mcsStall, let emulator {
             _ = try await emulator.current.misbehave("silent")
             return kills.count(target)
@@ -70,6 +72,7 @@ struct ProcessKiller: Sendable {
         process.signal(SIGKILL)
         _ = try await process.waitForExit()
         kills.count(target)
+        if target == .daemon, let whileDaemonDown { try await whileDaemonDown() }
         // Down for a moment, so senders and polls meet a dead port, not only a restarted one.
         try await Task.sleep(for: .milliseconds(Int(random.uniform(0.05...1.0) * 1000)))
         try await start(target)

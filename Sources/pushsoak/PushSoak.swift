@@ -12,27 +12,46 @@ struct PushSoak: AsyncParsableCommand {
         commandName: "pushsoak",
         abstract: "Soak pushrelay + pushagentd with SIGKILLs and a faulty link; fail on any lost or duplicated push.",
         discussion: "Every option also comes from the environment (PUSHSOAK_PUSHES, PUSHSOAK_RATE, PUSHSOAK_DURATION, "
-            + "PUSHSOAK_KILL_INTERVAL, PUSHSOAK_FAULT_RATE, PUSHSOAK_APPROVE_SHARE, PUSHSOAK_SEED); flags win.")
+            + "PUSHSOAK_KILL_INTERVAL, PUSHSOAK_FAULT_RATE, PUSHSOAK_APPROVE_SHARE, PUSHSOAK_SEED, PUSHSOAK_APPS, "
+            + "PUSHSOAK_EXPIRING_SHARE); flags win. --transport webpush sends Web Push messages to UnifiedPush apps instead "
+            + "(pushctl webpush distributor on a private session bus, scripts/unifiedpush-connector.sh as the apps); "
+            + "--approve-share does not apply there.")
 
     @Option(help: "Directory with the built programs (default .build/debug).") var binDir: String?
-    @Option(help: "Pushes to send, alternating ForgeRock and PlusAuth.") var pushes = env("PUSHSOAK_PUSHES", 3000)
-    @Option(help: "Pushes per second.") var rate = env("PUSHSOAK_RATE", 20.0)
+    @Option(help: "Pushes to send, alternating ForgeRock and PlusAuth (default 3000); with --transport webpush, Web Push messages (default 1000).")
+    var pushes: Int?
+    @Option(help: "Pushes per second (default 20; with --transport webpush, 10).") var rate: Double?
     @Option(help: "Seconds the sending (and killing) may last at most; fewer pushes go out if it ends first.")
     var duration = env("PUSHSOAK_DURATION", 300.0)
-    @Option(help: "Mean seconds between SIGKILLs (of the daemon or the relay).") var killInterval = env("PUSHSOAK_KILL_INTERVAL", 5.0)
+    @Option(help: "Mean seconds between SIGKILLs (of the daemon or the relay; default 5, with --transport webpush 4).")
+    var killInterval: Double?
     @Option(help: "Share of kills aimed at the relay (0…1).") var relayKillShare = env("PUSHSOAK_RELAY_KILL_SHARE", 0.5)
     @Option(help: "Share of daemon→relay requests the proxy faults (0…1).") var faultRate = env("PUSHSOAK_FAULT_RATE", 0.15)
     @Option(help: "Share of pushes approved (0…1).") var approveShare = env("PUSHSOAK_APPROVE_SHARE", 0.1)
     @Option(help: "Seed of the random plan (default: random, printed).") var seed = env("PUSHSOAK_SEED", UInt64.random(in: 1...UInt64.max))
-    @Option(help: "How pushes travel: relay (pushrelay's long poll) or fcm (pushsim's FCM emulator and MCS; then the transport's kills are the emulator's and stalled MCS sessions').")
+    @Option(help: "How pushes travel: relay (pushrelay's long poll) or fcm (pushsim's FCM emulator and MCS; then the transport's kills are the emulator's and stalled MCS sessions'); webpush: Web Push messages to UnifiedPush apps through the relay, pushagentd and its distributor.")
     var transport = env("PUSHSOAK_TRANSPORT", "relay")
+    @Option(help: "With --transport webpush: the UnifiedPush apps (bus names of one connector process) the messages are spread over.")
+    var apps = env("PUSHSOAK_APPS", 10)
+    @Option(help: "With --transport webpush: the share of messages (0…1) posted with a 1–2 s TTL while pushagentd lies killed, held down until it ran out; none may arrive.")
+    var expiringShare = env("PUSHSOAK_EXPIRING_SHARE", 0.05)
+
+    /// The flag, else its PUSHSOAK_ variable, else the transport's default: the Web Push soak sends fewer messages,
+    /// slower, between more kills (each of its messages goes through more processes, and its kills of pushagentd
+    /// last seconds longer).
+    private var pushCount: Int { pushes ?? env("PUSHSOAK_PUSHES", transport == "webpush" ? 1000 : 3000) }
+    private var pushRate: Double { rate ?? env("PUSHSOAK_RATE", transport == "webpush" ? 10.0 : 20.0) }
+    private var meanKillInterval: Double { killInterval ?? env("PUSHSOAK_KILL_INTERVAL", transport == "webpush" ? 4.0 : 5.0) }
 
     func validate() throws {
-        guard ["relay", "fcm"].contains(transport) else { throw ValidationError("--transport must be relay or fcm, not '\(transport)'") }
-        guard pushes > 0, rate > 0, duration > 0, killInterval > 0 else {
-            throw ValidationError("--pushes, --rate, --duration and --kill-interval must be positive")
+        guard ["relay", "fcm", "webpush"].contains(transport) else {
+            throw ValidationError("--transport must be relay, fcm or webpush, not '\(transport)'")
         }
-        for (name, share) in [("--relay-kill-share", relayKillShare), ("--fault-rate", faultRate), ("--approve-share", approveShare)]
+        guard pushCount > 0, pushRate > 0, duration > 0, meanKillInterval > 0, apps > 0 else {
+            throw ValidationError("--pushes, --rate, --duration, --kill-interval and --apps must be positive")
+        }
+        for (name, share) in [("--relay-kill-share", relayKillShare), ("--fault-rate", faultRate), ("--approve-share", approveShare),
+                              ("--expiring-share", expiringShare)]
         where !(0...1).contains(share) {
             throw ValidationError("\(name) must be from 0 to 1, not \(share)")
         }
@@ -42,9 +61,15 @@ struct PushSoak: AsyncParsableCommand {
         if let binDir { setenv("PUSHAGENT_BIN_DIR", URL(fileURLWithPath: binDir).path, 1) }
         // A peer hanging up on the proxy must not end the soak.
         signal(SIGPIPE, SIG_IGN)
+        if transport == "webpush" {
+            return try await WebPushSoak(pushes: pushCount, rate: pushRate, duration: duration, killInterval: meanKillInterval,
+                                         relayKillShare: relayKillShare, faultRate: faultRate, appCount: apps,
+                                         expiringShare: expiringShare, seed: seed).run()
+        }
+        let pushes = pushCount
         let transportKills = transport == "fcm" ? "the FCM emulator or its MCS session, half each" : "the relay"
-        say("pushsoak: seed \(seed); \(pushes) pushes through \(transport) at \(rate)/s for at most \(Int(duration)) s; a SIGKILL "
-            + "every ~\(killInterval) s (\(Int(relayKillShare * 100)) % \(transportKills)); \(Int(faultRate * 100)) % of "
+        say("pushsoak: seed \(seed); \(pushes) pushes through \(transport) at \(pushRate)/s for at most \(Int(duration)) s; a SIGKILL "
+            + "every ~\(meanKillInterval) s (\(Int(relayKillShare * 100)) % \(transportKills)); \(Int(faultRate * 100)) % of "
             + "daemon→relay requests faulted; \(Int(approveShare * 100)) % approved")
         let started = ContinuousClock.now
         let snapshot = try ProgramSnapshot()
@@ -81,7 +106,7 @@ struct PushSoak: AsyncParsableCommand {
         let proxy = try FaultProxy(upstreamPort: relayPort, random: random)
         defer { proxy.close() }
         cluster.relayURLForDaemon = proxy.url
-        let killer = ProcessKiller(cluster: cluster, emulator: emulator, random: random, meanInterval: killInterval,
+        let killer = ProcessKiller(cluster: cluster, emulator: emulator, random: random, meanInterval: meanKillInterval,
                                    relayShare: relayKillShare)
         try await cluster.startDaemon(extraEnvironment: killer.daemonEnvironment)
         let fcmApp = emulator.map { _ in FCMEmulatorProcess.appName }
@@ -95,7 +120,7 @@ struct PushSoak: AsyncParsableCommand {
         _ = try await cluster.client.enroll(uri: try await sim.plusAuthEnrollURI(.init(account: "soak-plusauth")), fcmApp: fcmApp)
 
         let ledger = PushLedger()
-        let sender = PushSender(sim: sim, ledger: ledger, random: random, total: pushes, rate: rate, sampleRate: approveShare)
+        let sender = PushSender(sim: sim, ledger: ledger, random: random, total: pushCount, rate: pushRate, sampleRate: approveShare)
         let approver = Approver(client: cluster.client, ledger: ledger)
         let sending = SendingFlag()
         let deadline = started + .seconds(duration)
@@ -139,7 +164,7 @@ extension PushSoak {
 }
 
 /// Tells the killer the senders are done, so it stops with them rather than at the deadline.
-private final class SendingFlag: Sendable {
+final class SendingFlag: Sendable {
     private let value = Atomic<Bool>(true)
     var isOn: Bool { value.load(ordering: .relaxed) }
     func turnOff() { value.store(false, ordering: .relaxed) }
