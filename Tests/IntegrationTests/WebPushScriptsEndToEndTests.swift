@@ -48,6 +48,24 @@ struct WebPushScriptsEndToEndTests {
         }
     }
 
+    /// A listener waiting out its 30 s (as the UnifiedPush distributor always is) does not hold pushagentd's stop:
+    /// SIGTERM ends the wait and the daemon exits at once (it took the rest of the wait before).
+    @Test func aWaitingListenerDoesNotHoldTheDaemonsStop() async throws {
+        try await Cluster.run { cluster in
+            try await cluster.startDaemon()
+            #expect(try await cluster.pushctl(["webpush", "subscribe", "demo"]).status == 0)
+            let listener = try ManagedProcess(name: "pushctl webpush listen", executable: Binaries.path("pushctl"),
+                                              arguments: ["--socket", cluster.socketPath, "webpush", "listen", "demo", "--wait", "30"])
+            try await Task.sleep(for: .seconds(2))
+            let stopping = ContinuousClock.now
+            cluster.daemon?.signal(SIGTERM)
+            let exit = try await cluster.daemon?.waitForExit(timeout: .seconds(25))
+            #expect(exit?.status == 0 && exit?.signaled == false, "a clean exit: \(String(describing: exit))")
+            #expect(stopping.duration(to: .now) < .seconds(10), "stopped in \(stopping.duration(to: .now)), not after the listener's wait")
+            await listener.stop()
+        }
+    }
+
     /// pywebpush's answer from the push service.
     private static func send(_ plaintext: String, to subscription: String) async throws -> Int? {
         // Generous: the first run installs pywebpush from PyPI.

@@ -1,6 +1,7 @@
 import Foundation
 import PushAgentCore
 import PushAgentStore
+import ServiceLifecycle
 
 /// Waits for a request this device made to change, woken by `request.updated` events rather than by polling.
 struct RequestWatch: Sendable {
@@ -24,6 +25,11 @@ struct RequestWatch: Sendable {
             }
             group.addTask {
                 try? await Task.sleep(for: timeout)
+                return nil
+            }
+            // A waiting `pushctl wait` must not hold pushagentd's stop for the rest of its wait: it gets the request as it is.
+            group.addTask {
+                try? await gracefulShutdown()
                 return nil
             }
             let first = await group.next() ?? nil

@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PushAgentCore
 import PushAgentStore
+import ServiceLifecycle
 
 /// Web Push subscriptions for local users: made and removed at the relay with the poll's device credentials. A
 /// script's (`pushctl webpush subscribe`) messages are decrypted here, so its keys never leave the daemon; a UnifiedPush
@@ -122,6 +123,8 @@ struct WebPushSubscriptions: Sendable {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { for await id in stored where id == relayID { return } }
             group.addTask { try? await Task.sleep(for: wait) }
+            // A listener waiting (the distributor always is) must not hold pushagentd's stop for the rest of its wait.
+            group.addTask { try? await gracefulShutdown() }
             await group.next()
             group.cancelAll()
         }
