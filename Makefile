@@ -143,6 +143,11 @@ bench-webpush: deps
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS_release) --product pushrelay
 	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS_release) --product pushbench
 	.build/release/pushbench webpush --bin-dir .build/release
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS_release) --product pushagentd
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS_release) --product pushctl
+	$(SWIFT) build -c release $(SWIFT_BUILD_FLAGS_release) --product pushsim
+	.build/release/pushbench webpush --bin-dir .build/release --deliver-to app --paths webpush,webpush-vapid --sizes 200 \
+		--senders none --latency-count 200 --es256-samples 0
 
 # About 10 s of the same, one round, with the debug programs, in `make test`: every path still delivers everything
 # it accepted, once.
