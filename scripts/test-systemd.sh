@@ -353,9 +353,9 @@ check_user_units() {
 # owns the name once started (Type=dbus), an app's Register gets REGISTRATION_SUCCEEDED from her own pushagentd's
 # relay, and, stopped, the bus starts it again through the D-Bus service file when an app calls it.
 check_unifiedpush_distributor() {
-    local name=org.unifiedpush.Distributor.pushagent
+    # (check's own local `name` would shadow a variable of that name in here: bash scopes locals dynamically)
     registered() {
-        as_carol env DBUS_SESSION_BUS_ADDRESS="unix:path=$runtime/bus" busctl --user call "$name" /org/unifiedpush/Distributor \
+        as_carol env DBUS_SESSION_BUS_ADDRESS="unix:path=$runtime/bus" busctl --user call org.unifiedpush.Distributor.pushagent /org/unifiedpush/Distributor \
             org.unifiedpush.Distributor1 Register sss org.example.SystemdTestApp "token-$1" "systemd test" | grep REGISTRATION_SUCCEEDED
     }
     listed() { as_carol pushctl webpush list | grep org.example.SystemdTestApp; }
